@@ -1,0 +1,136 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// ReconcileOnce moves jobs stuck DISPATCHED past their dispatch timeout, or
+// RUNNING past the running timeout, to TIMEOUT with a DLQ entry. It takes no job
+// lock: each move is a compare-and-transition from the exact version it observed,
+// so it can never overwrite a result (or a re-dispatch) that landed meanwhile.
+func (e *Engine) ReconcileOnce(ctx context.Context) error {
+	var errs []error
+	for _, st := range []JobState{StateDispatched, StateRunning} {
+		if err := e.reconcileState(ctx, st); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+func (e *Engine) reconcileState(ctx context.Context, st JobState) error {
+	now := e.clock.Now()
+	ids, err := e.store.StaleJobs(ctx, st, now.Add(-e.minTimeout(st)), e.cfg.SweepBatch)
+	if err != nil {
+		return fmt.Errorf("reconcile: %w", err)
+	}
+	var errs []error
+	for _, id := range ids {
+		job, err := e.store.Get(ctx, id)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		timeout := e.timeoutFor(job.Topic, st)
+		if job.State != st || now.Sub(job.UpdatedAt) < timeout {
+			continue
+		}
+		code := ReasonDispatchTimeout
+		if st == StateRunning {
+			code = ReasonRunningTimeout
+		}
+		entry := &DLQEntry{JobID: job.ID, Topic: job.Topic, Status: StateTimeout,
+			Reason:     fmt.Sprintf("%s for %s (timeout %s)", st, now.Sub(job.UpdatedAt), timeout),
+			ReasonCode: code, LastState: st, Attempts: job.Attempts, AtMs: now.UnixMilli()}
+		_, err = e.store.Transition(ctx, Transition{JobID: job.ID, From: st, Version: job.Version,
+			To: StateTimeout, Reason: string(code), DLQ: entry})
+		if IsTransitionRefused(err) {
+			continue // it moved on since we looked
+		}
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		e.metrics.timeouts.WithLabelValues(string(st)).Inc()
+		e.emitDLQ(ctx, entry)
+	}
+	return errors.Join(errs...)
+}
+
+func (e *Engine) timeoutFor(topic string, st JobState) time.Duration {
+	if st == StateRunning {
+		return e.cfg.RunningTimeout
+	}
+	if d, ok := e.cfg.DispatchTimeoutByTopic[topic]; ok && d > 0 {
+		return d
+	}
+	return e.cfg.DispatchTimeout
+}
+
+// minTimeout is the shortest timeout any topic has for st: the index scan cutoff.
+func (e *Engine) minTimeout(st JobState) time.Duration {
+	if st == StateRunning {
+		return e.cfg.RunningTimeout
+	}
+	d := e.cfg.DispatchTimeout
+	for _, t := range e.cfg.DispatchTimeoutByTopic {
+		if t > 0 && t < d {
+			d = t
+		}
+	}
+	return d
+}
+
+// ReplayPendingOnce re-drives PENDING, SCHEDULED and RETRYING jobs untouched for
+// ReplayAfter through HandleJobRequest (a request lost by the bus, a NAK that
+// never came back, a retryable failure awaiting its re-dispatch).
+func (e *Engine) ReplayPendingOnce(ctx context.Context) error {
+	cutoff := e.clock.Now().Add(-e.cfg.ReplayAfter)
+	var errs []error
+	for _, st := range []JobState{StatePending, StateScheduled, StateRetrying} {
+		ids, err := e.store.StaleJobs(ctx, st, cutoff, e.cfg.SweepBatch)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("replay: %w", err))
+			continue
+		}
+		for _, id := range ids {
+			job, err := e.store.Get(ctx, id)
+			if err != nil {
+				errs = append(errs, err)
+				continue
+			}
+			if err := e.HandleJobRequest(ctx, job.Request()); err != nil {
+				if _, retry := AsRetryAfter(err); !retry {
+					errs = append(errs, err)
+				}
+			}
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// RunReconciler ticks ReconcileOnce every ReconcileInterval until ctx is done.
+// The caller decides where it runs (a goroutine in production, an actor in the
+// simulator).
+func (e *Engine) RunReconciler(ctx context.Context) error {
+	return e.every(ctx, e.cfg.ReconcileInterval, "reconcile", e.ReconcileOnce)
+}
+
+// RunReplayer ticks ReplayPendingOnce every ReplayInterval until ctx is done.
+func (e *Engine) RunReplayer(ctx context.Context) error {
+	return e.every(ctx, e.cfg.ReplayInterval, "replay", e.ReplayPendingOnce)
+}
+
+func (e *Engine) every(ctx context.Context, d time.Duration, name string, tick func(context.Context) error) error {
+	for {
+		if err := e.clock.Sleep(ctx, d); err != nil {
+			return err
+		}
+		if err := tick(ctx); err != nil {
+			e.log.Warn(name+" tick failed", "error", err)
+		}
+	}
+}

@@ -1,0 +1,106 @@
+package engine
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+func TestReconcilerTimesOutStuckJobsPerTopic(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, env *testEnv) {
+		te := newTestEngine(t, env, func(c *Config) {
+			c.DispatchTimeoutByTopic = map[string]time.Duration{"fast": 10 * time.Second}
+		})
+		te.putJob(t, "slow", StateDispatched)
+		te.putJob(t, "fast", StateDispatched)
+		require.NoError(t, env.rdb.HSet(ctx, jobKey("fast"), "topic", "fast").Err())
+		te.putJob(t, "run", StateRunning)
+
+		te.env.clock.Advance(10 * time.Second)
+		require.NoError(t, te.ReconcileOnce(ctx))
+		require.Equal(t, StateTimeout, te.state(t, "fast"))
+		require.Equal(t, StateDispatched, te.state(t, "slow"))
+
+		te.env.clock.Advance(DefaultDispatchTimeout)
+		require.NoError(t, te.ReconcileOnce(ctx))
+		require.Equal(t, StateTimeout, te.state(t, "slow"))
+		require.Equal(t, StateRunning, te.state(t, "run"))
+
+		te.env.clock.Advance(DefaultRunningTimeout)
+		require.NoError(t, te.ReconcileOnce(ctx))
+		require.Equal(t, StateTimeout, te.state(t, "run"))
+		entry, err := te.store.DLQEntry(ctx, "run")
+		require.NoError(t, err)
+		require.Equal(t, ReasonRunningTimeout, entry.ReasonCode)
+		require.Equal(t, 3, te.bus.count(SubjectDLQ))
+	})
+}
+
+// The reconciler observes a stuck RUNNING job, then the worker's result lands
+// before its write: the compare-and-transition refuses, and the result stands.
+func TestReconcilerNeverOverwritesLateResult(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, env *testEnv) {
+		te := newTestEngine(t, env)
+		te.dispatch(t, "j1")
+		te.env.clock.Advance(DefaultRunningTimeout)
+
+		raced := false
+		te.hook.add(func(args []any) bool {
+			if transitionTo(StateTimeout)(args) && !raced {
+				raced = true
+				require.NoError(t, te.HandleJobResult(ctx, JobResult{JobID: "j1", Status: ResultSucceeded}))
+			}
+			return false
+		}, false, 1)
+		require.NoError(t, te.ReconcileOnce(ctx))
+		require.True(t, raced)
+		require.Equal(t, StateSucceeded, te.state(t, "j1"))
+		_, err := te.store.DLQEntry(ctx, "j1")
+		require.ErrorIs(t, err, ErrJobNotFound)
+	})
+}
+
+// A job rolled back and re-dispatched between the reconciler's read and its write
+// (ABA on the state alone) is not timed out: the version moved.
+func TestReconcilerChecksVersionNotJustState(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, env *testEnv) {
+		te := newTestEngine(t, env)
+		te.putJob(t, "j1", StateDispatched)
+		te.env.clock.Advance(DefaultDispatchTimeout)
+		raced := false
+		te.hook.add(func(args []any) bool {
+			if transitionTo(StateTimeout)(args) && !raced {
+				raced = true
+				j := te.job(t, "j1")
+				r, err := te.store.Transition(ctx, Transition{JobID: "j1", From: StateDispatched, Version: j.Version, To: StateScheduled})
+				require.NoError(t, err)
+				_, err = te.store.Transition(ctx, Transition{JobID: "j1", From: StateScheduled, Version: r.Version, To: StateDispatched})
+				require.NoError(t, err)
+			}
+			return false
+		}, false, 1)
+		require.NoError(t, te.ReconcileOnce(ctx))
+		require.True(t, raced)
+		require.Equal(t, StateDispatched, te.state(t, "j1"))
+	})
+}
+
+func TestReplayerRedrivesStaleJobs(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, env *testEnv) {
+		te := newTestEngine(t, env)
+		te.putJob(t, "p", StatePending)
+		te.putJob(t, "s", StateScheduled)
+		te.putJob(t, "d", StateDispatched)
+		require.NoError(t, te.ReplayPendingOnce(ctx))
+		require.Equal(t, 0, te.bus.count("worker."), "nothing stale yet")
+
+		te.env.clock.Advance(DefaultReplayAfter)
+		te.heartbeat("w1", "general", 0) // still alive
+		require.NoError(t, te.ReplayPendingOnce(ctx))
+		require.Equal(t, StateRunning, te.state(t, "p"))
+		require.Equal(t, StateRunning, te.state(t, "s"))
+		require.Equal(t, StateDispatched, te.state(t, "d"))
+		require.Equal(t, 2, te.bus.count("worker."))
+	})
+}

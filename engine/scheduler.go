@@ -1,0 +1,261 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// HandleJobRequest schedules and dispatches one job (sys.job.submit, and the
+// pending replayer). It is safe under redelivery: a job already DISPATCHED,
+// RUNNING or terminal is left alone, and DISPATCHED is written before the
+// publish, so a failed state write can never be followed by a second dispatch.
+//
+// It returns nil (ack), a *RetryAfterError (NAK with delay) or, never in
+// practice, another error (ack and drop).
+func (e *Engine) HandleJobRequest(ctx context.Context, req JobRequest) error {
+	if req.JobID == "" || req.Topic == "" {
+		return e.rejectInvalid(ctx, req)
+	}
+	return e.withJobLock(ctx, req.JobID, func(ctx context.Context, lock *heldLock) error {
+		return e.processJob(ctx, req, lock)
+	})
+}
+
+// rejectInvalid fails a request without a job id or topic. With no id there is
+// nothing to store; the DLQ message is all that records it.
+func (e *Engine) rejectInvalid(ctx context.Context, req JobRequest) error {
+	entry := &DLQEntry{JobID: req.JobID, Topic: req.Topic, Status: StateFailed,
+		Reason: "job request without job id or topic", ReasonCode: ReasonInvalidRequest, AtMs: e.clock.Now().UnixMilli()}
+	if req.JobID != "" {
+		_, err := e.store.Transition(ctx, Transition{JobID: req.JobID, From: "", To: StateFailed,
+			Reason: string(ReasonInvalidRequest), DLQ: entry, Fields: jobFields(req)})
+		if err != nil && !IsTransitionRefused(err) {
+			return e.retry(PhaseStore, e.cfg.StoreRetryDelay, err)
+		}
+		if err != nil {
+			return nil // the id belongs to a job that exists: leave it alone
+		}
+	}
+	e.emitDLQ(ctx, entry)
+	return nil
+}
+
+func (e *Engine) processJob(ctx context.Context, req JobRequest, lock *heldLock) error {
+	job, err := e.store.Get(ctx, req.JobID)
+	switch {
+	case errors.Is(err, ErrJobNotFound):
+		job, err = e.createJob(ctx, req, lock)
+		if err != nil {
+			return e.retry(PhaseStore, e.cfg.StoreRetryDelay, err)
+		}
+	case err != nil:
+		// Fail closed: with the state unknown, dispatching is a guess.
+		e.metrics.failClosed.WithLabelValues(req.Topic).Inc()
+		e.log.Error("state read failed, failing closed", "job_id", req.JobID, "error", err)
+		return e.retry(PhaseStore, e.cfg.StoreRetryDelay, err)
+	}
+
+	switch {
+	case job.State == StateDispatched || job.State == StateRunning || job.State.Terminal():
+		e.metrics.redeliverySkip.WithLabelValues(string(job.State)).Inc()
+		return nil
+	case job.State != StatePending && job.State != StateScheduled && job.State != StateRetrying:
+		return nil // no other state exists; the table admits nothing else
+	}
+
+	if job.Attempts >= e.cfg.MaxSchedulingRetries {
+		cause := job.LastErrorCode
+		if cause == "" {
+			cause = ReasonMaxSchedulingRetries
+		}
+		return e.failJob(ctx, job, lock, cause, true,
+			fmt.Sprintf("max scheduling retries exceeded (attempts=%d, last cause %s: %s)", job.Attempts, cause, job.LastError))
+	}
+
+	// A scheduling pass: entering SCHEDULED counts the attempt.
+	res, err := e.store.Transition(ctx, Transition{JobID: job.ID, From: job.State, Version: job.Version,
+		To: StateScheduled, Reason: "schedule", Fence: lock})
+	if err != nil {
+		return e.storeRetry(err)
+	}
+	job.State, job.Version, job.Attempts = StateScheduled, res.Version, res.Attempts
+
+	workerID, err := e.pick(ctx, job)
+	if err != nil {
+		return e.handlePickError(ctx, job, lock, err)
+	}
+
+	dispatchID := newToken(e.rand)
+	fields := []Field{{"dispatch_id", dispatchID}, {"worker", workerID}, {"pick_fail_since", ""}}
+	res, err = e.store.Transition(ctx, Transition{JobID: job.ID, From: StateScheduled, Version: job.Version,
+		To: StateDispatched, Reason: "dispatch " + workerID, Fence: lock, Fields: fields})
+	if err != nil {
+		if IsTransitionRefused(err) || !e.confirmDispatched(ctx, job.ID, dispatchID) {
+			// The write did not land (or we cannot tell): publish nothing.
+			return e.retry(PhaseDispatchedWrite, e.cfg.StoreRetryDelay, err)
+		}
+		res.Version = 0 // landed, version unknown: later writes check the state only
+	}
+
+	packet, err := json.Marshal(JobPacket{JobID: job.ID, Topic: job.Topic, Tenant: job.Tenant, Payload: job.Payload,
+		DispatchGen: job.DispatchGen, DispatchID: dispatchID, Attempt: job.Attempts})
+	if err != nil {
+		return fmt.Errorf("encode job %s: %w", job.ID, err) // cannot happen: plain fields
+	}
+	msg := Message{ID: DispatchMessageID(job.ID, job.DispatchGen), Data: packet}
+	if err := e.bus.Publish(ctx, WorkerSubject(workerID), msg); err != nil {
+		return e.rollbackDispatch(ctx, job, res.Version, lock, err)
+	}
+	e.metrics.published.WithLabelValues(job.Topic).Inc()
+	e.registry.noteDispatched(workerID)
+
+	// The job is out: a failed RUNNING write leaves it DISPATCHED, which the
+	// redelivery gate skips and the worker's result or the reconciler resolves.
+	if _, err := e.store.Transition(ctx, Transition{JobID: job.ID, From: StateDispatched, Version: res.Version,
+		To: StateRunning, Reason: "published", Fence: lock}); err != nil {
+		e.log.Warn("RUNNING write after publish failed; job stays DISPATCHED", "job_id", job.ID, "error", err)
+	}
+	return nil
+}
+
+func jobFields(req JobRequest) []Field {
+	return []Field{{"topic", req.Topic}, {"tenant", req.Tenant}, {"preferred_pool", req.PreferredPool},
+		{"requires", strings.Join(req.Requires, ",")}, {"payload", string(req.Payload)}}
+}
+
+// createJob writes a new job's metadata as PENDING.
+func (e *Engine) createJob(ctx context.Context, req JobRequest, lock *heldLock) (*Job, error) {
+	res, err := e.store.Transition(ctx, Transition{JobID: req.JobID, From: "", To: StatePending,
+		Reason: "submit", Fence: lock, Fields: jobFields(req)})
+	if err != nil {
+		return nil, err
+	}
+	return &Job{ID: req.JobID, Topic: req.Topic, Tenant: req.Tenant, PreferredPool: req.PreferredPool,
+		Requires: req.Requires, Payload: req.Payload, State: StatePending, Version: res.Version}, nil
+}
+
+// storeRetry maps a failed or refused write to the bus contract. A job that
+// turned terminal under us is done; anything else is retried.
+func (e *Engine) storeRetry(err error) error {
+	var te *TransitionError
+	if errors.As(err, &te) && te.Reason == RefusedTerminal {
+		return nil
+	}
+	return e.retry(PhaseStore, e.cfg.StoreRetryDelay, err)
+}
+
+// confirmDispatched resolves a DISPATCHED write whose outcome is unknown (a lost
+// reply): it landed only if the job now carries this pass's dispatch id. Without
+// this the job would sit DISPATCHED, never published, until the reconciler's
+// dispatch timeout.
+func (e *Engine) confirmDispatched(ctx context.Context, jobID, dispatchID string) bool {
+	if fenceErr(ctx) != nil {
+		e.metrics.unknownWrite.WithLabelValues("fenced").Inc()
+		return false
+	}
+	job, err := e.store.Get(ctx, jobID)
+	switch {
+	case err != nil:
+		e.metrics.unknownWrite.WithLabelValues("unresolved").Inc()
+		return false
+	case job.State == StateDispatched && job.DispatchID == dispatchID:
+		e.metrics.unknownWrite.WithLabelValues("applied").Inc()
+		return true
+	default:
+		e.metrics.unknownWrite.WithLabelValues("not_applied").Inc()
+		return false
+	}
+}
+
+// rollbackDispatch returns a job whose publish failed to SCHEDULED, conditional
+// on it still being the DISPATCHED we wrote, and asks for a retry with backoff.
+// If the rollback write fails the job stays DISPATCHED until the reconciler
+// times it out; that blind window has its own metric.
+func (e *Engine) rollbackDispatch(ctx context.Context, job *Job, version int64, lock *heldLock, pubErr error) error {
+	e.metrics.rollback.WithLabelValues(job.Topic).Inc()
+	e.log.Warn("publish failed, rolling back to SCHEDULED", "job_id", job.ID, "error", pubErr)
+	res, err := e.store.Transition(ctx, Transition{JobID: job.ID, From: StateDispatched, Version: version,
+		To: StateScheduled, Reason: "rollback: " + pubErr.Error(), Fence: lock,
+		Fields: []Field{{"last_error_code", string(ReasonPublishFailed)}, {"last_error", pubErr.Error()}}})
+	attempts := job.Attempts
+	if err != nil {
+		e.metrics.rollbackFailure.WithLabelValues(job.Topic).Inc()
+		e.log.Error("dispatch rollback failed", "job_id", job.ID, "error", err)
+		return e.retry(PhaseRollbackWrite, e.backoff(attempts), fmt.Errorf("publish job %s: %w (rollback: %v)", job.ID, pubErr, err))
+	}
+	return e.retry(PhasePublish, e.backoff(res.Attempts), fmt.Errorf("publish job %s: %w", job.ID, pubErr))
+}
+
+// pick chooses the worker for the job, checking the tenant's cap first.
+func (e *Engine) pick(ctx context.Context, job *Job) (string, error) {
+	if limit, ok := e.cfg.TenantMaxActive[job.Tenant]; ok && job.Tenant != "" {
+		n, err := e.store.TenantActive(ctx, job.Tenant)
+		if err != nil {
+			return "", err
+		}
+		if n >= int64(limit) {
+			return "", schedErr(ReasonTenantLimit, false, "tenant %q has %d active jobs (limit %d)", job.Tenant, n, limit)
+		}
+	}
+	return pickLeastLoaded(e.routing.Load(), e.registry, job.Request(), e.clock.Now())
+}
+
+// handlePickError retries a failed pick with backoff, or fails the job once a
+// permanent cause has outlived the grace window. The cause is recorded on the
+// job so a DLQ entry at the cap names it.
+func (e *Engine) handlePickError(ctx context.Context, job *Job, lock *heldLock, err error) error {
+	var se *SchedulingError
+	if !errors.As(err, &se) {
+		return e.retry(PhaseStore, e.cfg.StoreRetryDelay, err) // tenant count failed
+	}
+	now := e.clock.Now()
+	since := job.PickFailSince
+	fields := []Field{{"last_error_code", string(se.Code)}, {"last_error", se.Detail}}
+	if se.Permanent {
+		if since.IsZero() {
+			since = now
+			fields = append(fields, Field{"pick_fail_since", strconv.FormatInt(now.UnixMilli(), 10)})
+		}
+		if now.Sub(since) >= e.cfg.NoPoolMappingGrace {
+			return e.failJob(ctx, job, lock, se.Code, false,
+				fmt.Sprintf("%s (unresolved for %s)", se.Detail, now.Sub(since)))
+		}
+	} else if !since.IsZero() {
+		fields = append(fields, Field{"pick_fail_since", ""})
+	}
+	if uerr := e.store.SetFields(ctx, job.ID, job.State, lock, fields); uerr != nil {
+		e.log.Warn("recording pick failure failed", "job_id", job.ID, "error", uerr)
+	}
+	return e.retry(PhasePick, e.backoff(job.Attempts), err)
+}
+
+// failJob moves the job to FAILED with its DLQ entry in the same atomic write,
+// then announces the entry on the bus.
+func (e *Engine) failJob(ctx context.Context, job *Job, lock *heldLock, code ReasonCode, exhausted bool, reason string) error {
+	entry := &DLQEntry{JobID: job.ID, Topic: job.Topic, Status: StateFailed, Reason: reason, ReasonCode: code,
+		LastState: job.State, Attempts: job.Attempts, RetriesExhausted: exhausted, AtMs: e.clock.Now().UnixMilli()}
+	_, err := e.store.Transition(ctx, Transition{JobID: job.ID, From: job.State, Version: job.Version,
+		To: StateFailed, Reason: string(code), Fence: lock, DLQ: entry})
+	if err != nil {
+		return e.storeRetry(err)
+	}
+	e.emitDLQ(ctx, entry)
+	return nil
+}
+
+// emitDLQ publishes a stored DLQ entry. The stored entry is the record; a failed
+// announcement is only logged.
+func (e *Engine) emitDLQ(ctx context.Context, entry *DLQEntry) {
+	e.metrics.dlq.WithLabelValues(string(entry.ReasonCode)).Inc()
+	b, err := json.Marshal(entry)
+	if err == nil {
+		err = e.bus.Publish(ctx, SubjectDLQ, Message{ID: "dlq:" + entry.JobID, Data: b})
+	}
+	if err != nil {
+		e.log.Warn("dlq publish failed; entry is stored", "job_id", entry.JobID, "error", err)
+	}
+}
