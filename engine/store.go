@@ -400,3 +400,17 @@ func (s *JobStore) TenantActive(ctx context.Context, tenant string) (int64, erro
 	}
 	return n, nil
 }
+
+// JobIDFromKey returns the job id of a job hash key ("job:<id>"), and false for
+// any other key (events, indexes, tenant sets, locks).
+func JobIDFromKey(key string) (string, bool) {
+	if !strings.HasPrefix(key, jobKeyPrefix) {
+		return "", false
+	}
+	for _, p := range []string{jobEventsPrefix, jobIndexPrefix, tenantActivePrefix} {
+		if strings.HasPrefix(key, p) {
+			return "", false
+		}
+	}
+	return key[len(jobKeyPrefix):], true
+}

@@ -1,0 +1,466 @@
+package sim
+
+import (
+	"container/heap"
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"runtime"
+	"runtime/debug"
+	"strings"
+	"sync/atomic"
+	"time"
+)
+
+// Kernel runs actors one at a time. Each actor is a goroutine that runs only
+// while it holds the baton; it hands the baton back at every yield point (a Redis
+// command, a bus publish or ack, a clock wait) and the seeded PRNG picks who runs
+// next. Virtual time advances only when no actor is runnable, straight to the
+// next timer. The Go scheduler never decides an order.
+type Kernel struct {
+	rng      *rand.Rand
+	epoch    time.Time
+	now      time.Duration
+	step     uint64
+	actors   []*Actor // live actors, creation order
+	nextID   int
+	timers   timerHeap
+	timerSeq uint64
+	trace    *Trace
+	current  *Actor
+	yielded  chan struct{}
+	groups   map[string]*Group
+
+	onAdvance []func(time.Time)
+	onStall   func()
+
+	panicMsg string
+	stalled  atomic.Pointer[string]
+	progress atomic.Uint64
+	waiting  atomic.Bool
+}
+
+// Epoch is virtual time zero of every run.
+var Epoch = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+
+func newKernel(rng *rand.Rand, trace *Trace) *Kernel {
+	return &Kernel{rng: rng, epoch: Epoch, trace: trace, yielded: make(chan struct{}), groups: map[string]*Group{}}
+}
+
+// Group is a set of actors that crash, restart and pause together: one
+// replica, one worker, the gateway.
+type Group struct {
+	Name        string
+	epoch       int           // bumped by a crash: the group's timers die with it
+	pausedUntil time.Duration // no actor of the group runs before this
+	crashed     bool
+}
+
+// Crashed reports whether the group is down.
+func (g *Group) Crashed() bool { return g.crashed }
+
+// Actor is one schedulable activity.
+type Actor struct {
+	k        *Kernel
+	id       int
+	name     string
+	grp      *Group
+	grpEpoch int
+	wake     chan struct{}
+	runnable bool
+	dead     bool // killed: exits at its next yield point
+	exiting  bool
+	done     bool
+	ctx      context.Context
+}
+
+// Name is the actor's trace name ("replica-2/sys.job.submit#14").
+func (a *Actor) Name() string { return a.name }
+
+// Group returns the actor's group.
+func (a *Actor) Group() *Group { return a.grp }
+
+type actorKey struct{}
+
+// ActorOf returns the actor a context belongs to, or nil.
+func ActorOf(ctx context.Context) *Actor {
+	a, _ := ctx.Value(actorKey{}).(*Actor)
+	return a
+}
+
+// mustCurrent returns the actor of ctx and asserts that it holds the baton: a
+// call from any other goroutine would corrupt the schedule.
+func (k *Kernel) mustCurrent(ctx context.Context, what string) *Actor {
+	a := ActorOf(ctx)
+	if a == nil {
+		panic(fmt.Sprintf("sim: %s from a context that carries no actor", what))
+	}
+	if a != k.current {
+		cur := "<controller>"
+		if k.current != nil {
+			cur = k.current.name
+		}
+		panic(fmt.Sprintf("sim: %s by actor %s while %s holds the baton", what, a.name, cur))
+	}
+	return a
+}
+
+// Now is the virtual time since Epoch.
+func (k *Kernel) Now() time.Duration { return k.now }
+
+// Step is the number of scheduling decisions so far.
+func (k *Kernel) Step() uint64 { return k.step }
+
+// group returns the named group, creating it.
+func (k *Kernel) group(name string) *Group {
+	g, ok := k.groups[name]
+	if !ok {
+		g = &Group{Name: name}
+		k.groups[name] = g
+	}
+	return g
+}
+
+// tracef records one decision line.
+func (k *Kernel) tracef(actor string, format string, args ...any) {
+	var b strings.Builder
+	fmt.Fprintf(&b, "step=%d t=%s actor=%s ", k.step, fmtTime(k.now), actor)
+	fmt.Fprintf(&b, format, args...)
+	k.trace.add(b.String())
+}
+
+// Spawn creates a runnable actor in group running fn. It may be called by the
+// controller or by the actor holding the baton.
+func (k *Kernel) Spawn(group, name string, fn func(ctx context.Context)) *Actor {
+	g := k.group(group)
+	k.nextID++
+	a := &Actor{k: k, id: k.nextID, name: group + "/" + name, grp: g, grpEpoch: g.epoch,
+		wake: make(chan struct{}), runnable: true}
+	a.ctx = context.WithValue(context.Background(), actorKey{}, a)
+	k.actors = append(k.actors, a)
+	go a.main(fn) // determinism-ok: a kernel actor runs only while it holds the baton
+	return a
+}
+
+func (a *Actor) main(fn func(ctx context.Context)) {
+	defer func() {
+		if r := recover(); r != nil {
+			a.k.panicMsg = fmt.Sprintf("actor %s panicked: %v\n%s", a.name, r, debug.Stack())
+		}
+		a.done = true
+		a.k.yielded <- struct{}{}
+	}()
+	<-a.wake
+	if a.dead {
+		return
+	}
+	fn(a.ctx)
+}
+
+// Yield hands the baton back; the actor stays runnable.
+func (a *Actor) Yield() {
+	a.runnable = true
+	a.park()
+}
+
+// SleepUntil parks the actor until virtual time at.
+func (a *Actor) SleepUntil(at time.Duration) {
+	a.runnable = false
+	a.k.addTimer(at, a.grp, func() { a.runnable = true })
+	a.park()
+}
+
+func (a *Actor) park() {
+	k := a.k
+	if k.current != a {
+		panic(fmt.Sprintf("sim: actor %s yielded without the baton", a.name))
+	}
+	k.yielded <- struct{}{}
+	<-a.wake
+	a.exitIfDead()
+}
+
+// exitIfDead ends a killed actor at its yield point (a crash). Deferred calls
+// still run; a store call they make fails instead of exiting twice.
+func (a *Actor) exitIfDead() {
+	if a.dead && !a.exiting {
+		a.exiting = true
+		runtime.Goexit()
+	}
+}
+
+// Dead reports whether the actor was killed.
+func (a *Actor) Dead() bool { return a.dead }
+
+// CrashGroup kills every actor of the group and drops its timers. The calling
+// actor, if it belongs to the group, dies at its next yield point.
+func (k *Kernel) CrashGroup(name string) {
+	g := k.group(name)
+	g.crashed = true
+	g.epoch++
+	for _, a := range k.actors {
+		if a.grp == g {
+			a.dead = true
+		}
+	}
+}
+
+// RestartGroup lets a crashed group run actors again.
+func (k *Kernel) RestartGroup(name string) {
+	g := k.group(name)
+	g.crashed = false
+	g.pausedUntil = 0
+}
+
+// PauseGroup stops the group's actors from running until virtual time until
+// (a GC pause, a stopped VM): its timers still fall due, its locks still expire.
+func (k *Kernel) PauseGroup(name string, until time.Duration) {
+	g := k.group(name)
+	if until > g.pausedUntil {
+		g.pausedUntil = until
+		k.addTimer(until, nil, func() {}) // time must be able to reach the pause's end
+	}
+}
+
+// timer is a callback the controller runs at virtual time at, unless its group
+// crashed after it was set.
+type timer struct {
+	at       time.Duration
+	seq      uint64
+	fn       func()
+	grp      *Group
+	grpEpoch int
+	stopped  bool
+	index    int
+}
+
+type timerHeap []*timer
+
+func (h timerHeap) Len() int { return len(h) }
+func (h timerHeap) Less(i, j int) bool {
+	if h[i].at != h[j].at {
+		return h[i].at < h[j].at
+	}
+	return h[i].seq < h[j].seq
+}
+func (h timerHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i]; h[i].index = i; h[j].index = j }
+func (h *timerHeap) Push(x any)   { t := x.(*timer); t.index = len(*h); *h = append(*h, t) }
+func (h *timerHeap) Pop() any     { old := *h; t := old[len(old)-1]; *h = old[:len(old)-1]; return t }
+func (h timerHeap) peek() (*timer, bool) {
+	if len(h) == 0 {
+		return nil, false
+	}
+	return h[0], true
+}
+
+// addTimer schedules fn on the controller at virtual time at (never earlier
+// than now). A timer of a group dies with the group's crash.
+func (k *Kernel) addTimer(at time.Duration, g *Group, fn func()) *timer {
+	if at < k.now {
+		at = k.now
+	}
+	k.timerSeq++
+	t := &timer{at: at, seq: k.timerSeq, fn: fn, grp: g}
+	if g != nil {
+		t.grpEpoch = g.epoch
+	}
+	heap.Push(&k.timers, t)
+	return t
+}
+
+// At runs fn on the controller at virtual time at.
+func (k *Kernel) At(at time.Duration, fn func()) { k.addTimer(at, nil, fn) }
+
+// fireDue runs every timer due at the current time.
+func (k *Kernel) fireDue() {
+	for {
+		t, ok := k.timers.peek()
+		if !ok || t.at > k.now {
+			return
+		}
+		heap.Pop(&k.timers)
+		if t.stopped || (t.grp != nil && t.grp.epoch != t.grpEpoch) {
+			continue
+		}
+		t.stopped = true
+		t.fn()
+	}
+}
+
+// nextTimerAt returns when the next live timer falls due.
+func (k *Kernel) nextTimerAt() (time.Duration, bool) {
+	for {
+		t, ok := k.timers.peek()
+		if !ok {
+			return 0, false
+		}
+		if t.stopped || (t.grp != nil && t.grp.epoch != t.grpEpoch) {
+			heap.Pop(&k.timers)
+			continue
+		}
+		return t.at, true
+	}
+}
+
+func (k *Kernel) advanceTo(at time.Duration) {
+	if at <= k.now {
+		return
+	}
+	k.now = at
+	abs := k.epoch.Add(at)
+	for _, f := range k.onAdvance {
+		f(abs)
+	}
+}
+
+// reap lets killed actors exit, in creation order, and forgets finished ones.
+func (k *Kernel) reap() {
+	live := k.actors[:0]
+	for _, a := range k.actors {
+		if a.dead && !a.done {
+			k.hand(a)
+		}
+		if !a.done {
+			live = append(live, a)
+		}
+	}
+	for i := len(live); i < len(k.actors); i++ {
+		k.actors[i] = nil
+	}
+	k.actors = live
+}
+
+// hand gives a the baton and waits for it to come back.
+func (k *Kernel) hand(a *Actor) {
+	k.current = a
+	k.waiting.Store(true)
+	a.wake <- struct{}{}
+	<-k.yielded
+	k.waiting.Store(false)
+	k.progress.Add(1)
+	k.current = nil
+}
+
+// ErrDeadlock is returned when actors are alive but none can ever run again.
+type ErrDeadlock struct {
+	Actors []string
+	Tail   string
+}
+
+func (e *ErrDeadlock) Error() string {
+	return fmt.Sprintf("deadlock: no runnable actor and no timer, %d actors alive (%s)\ntrace tail:\n%s",
+		len(e.Actors), strings.Join(e.Actors, ", "), e.Tail)
+}
+
+// Run schedules actors until stop reports true or virtual time would pass limit
+// (then time stops at limit).
+func (k *Kernel) Run(limit time.Duration, stop func() bool) error {
+	var runnable []*Actor
+	for {
+		k.reap()
+		if err := k.failure(); err != nil {
+			return err
+		}
+		if stop != nil && stop() {
+			return nil
+		}
+		k.fireDue()
+		runnable = runnable[:0]
+		for _, a := range k.actors {
+			if a.runnable && !a.done && a.grp.pausedUntil <= k.now {
+				runnable = append(runnable, a)
+			}
+		}
+		if len(runnable) == 0 {
+			at, ok := k.nextTimerAt()
+			if !ok {
+				if len(k.actors) == 0 {
+					return nil
+				}
+				return k.deadlock()
+			}
+			if at > limit {
+				k.advanceTo(limit)
+				return nil
+			}
+			k.advanceTo(at)
+			continue
+		}
+		a := runnable[0]
+		if len(runnable) > 1 {
+			a = runnable[k.rng.IntN(len(runnable))]
+		}
+		k.step++
+		k.tracef(a.name, "run")
+		k.hand(a)
+	}
+}
+
+func (k *Kernel) failure() error {
+	if k.panicMsg != "" {
+		return fmt.Errorf("sim: %s", k.panicMsg)
+	}
+	if s := k.stalled.Load(); s != nil {
+		return fmt.Errorf("sim: %s", *s)
+	}
+	return nil
+}
+
+func (k *Kernel) deadlock() error {
+	var names []string
+	for _, a := range k.actors {
+		names = append(names, a.name)
+	}
+	return &ErrDeadlock{Actors: names, Tail: tail(k.trace.Bytes(), 20)}
+}
+
+func tail(b []byte, n int) string {
+	lines := strings.Split(strings.TrimRight(string(b), "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}
+
+// Shutdown kills every actor and lets each exit at its yield point, so no
+// goroutine outlives the run.
+func (k *Kernel) Shutdown() {
+	for _, a := range k.actors {
+		a.dead = true
+	}
+	k.reap()
+}
+
+// watch starts the wall-clock watchdog: an actor that blocks outside the kernel
+// while holding the baton (a store call that never returns) stops the run with
+// an error instead of hanging it. It never influences the schedule.
+func (k *Kernel) watch(limit time.Duration) (stop func()) {
+	done := make(chan struct{})
+	go func() { // determinism-ok: wall-clock watchdog, observes only
+		tick := time.NewTicker(limit / 4) // determinism-ok: watchdog
+		defer tick.Stop()
+		last, still := k.progress.Load(), time.Duration(0)
+		for {
+			select {
+			case <-done:
+				return
+			case <-tick.C:
+			}
+			p := k.progress.Load()
+			if p != last || !k.waiting.Load() {
+				last, still = p, 0
+				continue
+			}
+			still += limit / 4
+			if still >= limit {
+				msg := fmt.Sprintf("watchdog: an actor held the baton for %s of wall time without yielding (blocked outside the kernel)", limit)
+				k.stalled.Store(&msg)
+				if k.onStall != nil {
+					k.onStall()
+				}
+				return
+			}
+		}
+	}()
+	return func() { close(done) }
+}

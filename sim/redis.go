@@ -1,0 +1,258 @@
+package sim
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"strconv"
+	"strings"
+
+	"github.com/alicebob/miniredis/v2"
+	"github.com/redis/go-redis/v9"
+	"github.com/redis/go-redis/v9/maintnotifications"
+
+	"github.com/dispatchsim/dispatchsim/engine"
+)
+
+// ErrInjected is the error a store command returns when a fault fires.
+var ErrInjected = errors.New("sim: injected store fault")
+
+// errActorDead is what a dead actor's deferred store calls get while it exits.
+var errActorDead = errors.New("sim: actor crashed")
+
+// store is the simulated Redis: one miniredis shared by every group, each group
+// with its own go-redis client whose hook is both the yield point and the fault
+// point, and which records what the store applied.
+type store struct {
+	w       *World
+	mr      *miniredis.Miniredis
+	clients []*redis.Client
+	states  map[string]engine.JobState
+	scripts map[string]string // sha -> name, for the trace
+}
+
+func newStore(w *World, seed uint64) *store {
+	mr := miniredis.NewMiniRedis()
+	mr.Seed(int(seed & 0x7fffffff))
+	mr.SetTime(w.k.epoch)
+	mr.ClockTTL(true)
+	w.k.onAdvance = append(w.k.onAdvance, mr.SetTime)
+	return &store{w: w, mr: mr, states: map[string]engine.JobState{}, scripts: map[string]string{}}
+}
+
+// client returns a new go-redis client for group, configured so that nothing
+// in it runs on wall time or retries on its own (DESIGN.md §3).
+func (s *store) client(group string) *redis.Client {
+	c := redis.NewClient(&redis.Options{
+		Addr:             "miniredis",
+		Dialer:           func(context.Context, string, string) (net.Conn, error) { return s.mr.Dial() },
+		Protocol:         2,
+		DisableIdentity:  true,
+		MaxRetries:       -1,
+		DialerRetries:    1,
+		ReadTimeout:      -2,
+		WriteTimeout:     -2,
+		ConnMaxIdleTime:  -1,
+		PipelinePoolSize: -1,
+		MinIdleConns:     0,
+		PoolSize:         256,
+		MaintNotificationsConfig: &maintnotifications.Config{
+			Mode: maintnotifications.ModeDisabled,
+		},
+	})
+	c.AddHook(&storeHook{s: s, group: group})
+	s.clients = append(s.clients, c)
+	return c
+}
+
+func (s *store) close() {
+	for _, c := range s.clients {
+		_ = c.Close()
+	}
+	s.mr.Close()
+}
+
+// readOnly commands never change data; everything else (scripts included) may.
+var readOnly = map[string]bool{
+	"get": true, "mget": true, "hget": true, "hgetall": true, "hmget": true, "exists": true,
+	"scard": true, "smembers": true, "sismember": true, "zrange": true, "zrangebyscore": true,
+	"zscore": true, "zcard": true, "lrange": true, "llen": true, "ttl": true, "pttl": true,
+	"type": true, "strlen": true, "scan": true, "keys": true, "ping": true,
+}
+
+// handshake commands run while go-redis opens a connection, on the calling
+// actor's goroutine: traced, never a yield or fault point.
+var handshake = map[string]bool{"hello": true, "auth": true, "select": true, "client": true}
+
+type storeHook struct {
+	s     *store
+	group string
+}
+
+func (h *storeHook) DialHook(next redis.DialHook) redis.DialHook { return next }
+
+func (h *storeHook) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return func(ctx context.Context, cmds []redis.Cmder) error {
+		k := h.s.w.k
+		a := k.mustCurrent(ctx, "redis pipeline")
+		a.Yield()
+		err := next(ctx, cmds)
+		k.tracef(a.name, "redis pipeline n=%d err=%v", len(cmds), err)
+		for _, c := range cmds {
+			h.observe(a, c)
+		}
+		return err
+	}
+}
+
+func (h *storeHook) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
+	return func(ctx context.Context, cmd redis.Cmder) error {
+		w := h.s.w
+		k := w.k
+		name := strings.ToLower(cmd.Name())
+		if handshake[name] {
+			err := next(ctx, cmd)
+			k.tracef(actorName(ctx), "redis handshake %s err=%v", name, err)
+			return err
+		}
+		a := k.mustCurrent(ctx, "redis "+name)
+		if a.exiting {
+			cmd.SetErr(errActorDead)
+			return errActorDead
+		}
+		a.Yield()
+
+		args := cmd.Args()
+		p := &Point{Kind: PointRedis, Actor: a.name, Group: a.grp.Name, Cmd: name, Args: args,
+			Write: !readOnly[name]}
+		p.Key = firstKey(name, args)
+		f, fired := w.fault(p)
+		target := h.describe(name, args)
+		w.hist.Redis.Commands++
+		if name == "evalsha" || name == "eval" {
+			w.hist.Redis.Scripts++
+		}
+		if fired {
+			w.hist.Redis.Faulted++
+			w.recordFault(a, p, f, target)
+			switch f.Effect {
+			case EffectFailBeforeApply:
+				cmd.SetErr(ErrInjected)
+				k.tracef(a.name, "redis %s -> injected error, not applied", target)
+				return ErrInjected
+			case EffectCrash:
+				k.CrashGroup(a.grp.Name)
+				a.exitIfDead()
+			case EffectPause:
+				k.PauseGroup(a.grp.Name, k.now+f.Duration)
+				a.Yield()
+			case EffectDelay:
+				a.SleepUntil(k.now + f.Duration)
+			}
+		}
+
+		err := next(ctx, cmd)
+		k.tracef(a.name, "redis %s -> %s", target, replySummary(cmd, err))
+		h.observe(a, cmd)
+		if fired {
+			switch f.Effect {
+			case EffectReplyLostAfterApply:
+				cmd.SetErr(ErrInjected)
+				k.tracef(a.name, "redis reply lost")
+				return ErrInjected
+			case EffectCrashAfterApply:
+				k.CrashGroup(a.grp.Name)
+				a.exitIfDead()
+			}
+		}
+		return err
+	}
+}
+
+// observe records job state changes the command committed, read straight from
+// miniredis (no client, no yield).
+func (h *storeHook) observe(a *Actor, cmd redis.Cmder) {
+	name := strings.ToLower(cmd.Name())
+	if readOnly[name] || cmd.Err() != nil && !errors.Is(cmd.Err(), redis.Nil) {
+		return
+	}
+	w := h.s.w
+	for _, arg := range cmd.Args()[1:] {
+		key, ok := arg.(string)
+		if !ok {
+			continue
+		}
+		id, ok := w.cfg.JobIDFromKey(key)
+		if !ok {
+			continue
+		}
+		st := engine.JobState(h.s.mr.HGet(key, "state"))
+		prev := h.s.states[id]
+		if st == prev {
+			continue
+		}
+		h.s.states[id] = st
+		v, _ := strconv.ParseInt(h.s.mr.HGet(key, "version"), 10, 64)
+		w.hist.States = append(w.hist.States, StateChange{Step: w.k.step, Time: w.k.now, Actor: a.name,
+			JobID: id, From: prev, To: st, Version: v})
+		w.k.tracef(a.name, "state %s %s -> %s v%d", id, stateOrNone(prev), st, v)
+		w.onState(id, st)
+	}
+}
+
+func stateOrNone(s engine.JobState) string {
+	if s == "" {
+		return "<none>"
+	}
+	return string(s)
+}
+
+// firstKey returns the first key a command names.
+func firstKey(name string, args []any) string {
+	i := 1
+	if name == "evalsha" || name == "eval" {
+		i = 3
+	}
+	if len(args) > i {
+		if s, ok := args[i].(string); ok {
+			return s
+		}
+	}
+	return ""
+}
+
+func (h *storeHook) describe(name string, args []any) string {
+	if name == "evalsha" && len(args) > 1 {
+		return fmt.Sprintf("evalsha %s %s", shortSHA(fmt.Sprint(args[1])), firstKey(name, args))
+	}
+	if name == "eval" {
+		return "eval " + firstKey(name, args)
+	}
+	return strings.TrimSpace(name + " " + firstKey(name, args))
+}
+
+func shortSHA(s string) string {
+	if len(s) > 8 {
+		return s[:8]
+	}
+	return s
+}
+
+func replySummary(cmd redis.Cmder, err error) string {
+	switch {
+	case err == nil:
+		return "ok"
+	case errors.Is(err, redis.Nil):
+		return "nil"
+	default:
+		return "err " + err.Error()
+	}
+}
+
+func actorName(ctx context.Context) string {
+	if a := ActorOf(ctx); a != nil {
+		return a.name
+	}
+	return "<none>"
+}

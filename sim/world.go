@@ -1,0 +1,509 @@
+package sim
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/redis/go-redis/v9"
+
+	"github.com/dispatchsim/dispatchsim/engine"
+)
+
+// Config describes a world. Zero values mean the defaults noted, filled in by
+// withDefaults.
+type Config struct {
+	Seed     uint64
+	Replicas int // scheduler replicas (3)
+	// Workers and their pools; default 3 general workers and 1 GPU worker.
+	WorkerSpecs []WorkerSpec
+	Workers     WorkerProfile
+	Routing     *engine.Routing // default: topic "default" -> pool "general", "gpu" -> "gpu-pool"
+	Bus         BusConfig
+	Workload    Workload
+	// Engine adjusts each replica's engine configuration (timeouts, retry caps).
+	Engine func(*engine.Config)
+	// ReplicaSkew shifts replica i's clock (missing entries: none).
+	ReplicaSkew []time.Duration
+	// ReplicaRestartAfter is how long a crashed replica stays down (20s).
+	ReplicaRestartAfter time.Duration
+
+	Injector Injector
+	// FaultPhase is how long faults may fire (10m); the heal phase follows.
+	FaultPhase time.Duration
+	// HealBound is how long the heal phase may take for every job to end (30m).
+	HealBound time.Duration
+	// Drain keeps running this long after every job ended, so late redeliveries
+	// and results get their chance to do harm (11m: past one ack wait).
+	Drain time.Duration
+	// KeepTrace keeps the trace text (the checksum is always computed).
+	KeepTrace bool
+	// WatchdogWall stops a run whose actor blocks outside the kernel (10s).
+	WatchdogWall time.Duration
+
+	// JobIDFromKey recognises job keys in store commands (engine.JobIDFromKey);
+	// MessageJob finds the job a bus message is about. Replace both to drive
+	// another engine that speaks Redis and a bus.
+	JobIDFromKey func(key string) (string, bool)
+	MessageJob   func(subject string, data []byte) (jobID string, gen int)
+}
+
+// Workload is what gateway clients do.
+type Workload struct {
+	Jobs         int           // jobs submitted (50)
+	SubmitWindow time.Duration // spread over this long (2m)
+	Topics       []string      // drawn uniformly (default: "default")
+	StatusReads  int           // status reads by clients, spread over the fault phase
+	CancelRate   float64       // share of jobs a client later cancels
+}
+
+func (c Config) withDefaults() Config {
+	if c.Replicas == 0 {
+		c.Replicas = 3
+	}
+	if c.WorkerSpecs == nil {
+		c.WorkerSpecs = []WorkerSpec{
+			{ID: "w1", Pool: "general", MaxParallel: 4},
+			{ID: "w2", Pool: "general", MaxParallel: 4},
+			{ID: "w3", Pool: "general", MaxParallel: 4},
+			{ID: "g1", Pool: "gpu-pool", MaxParallel: 2},
+		}
+	}
+	c.Workers = c.Workers.withDefaults()
+	if c.Routing == nil {
+		c.Routing = &engine.Routing{
+			Topics: map[string][]string{"default": {"general"}, "gpu": {"gpu-pool"}},
+			Pools:  map[string]engine.Pool{"general": {}, "gpu-pool": {Requires: []string{"gpu"}}},
+		}
+	}
+	if c.Workload.Jobs == 0 {
+		c.Workload.Jobs = 50
+	}
+	if c.Workload.SubmitWindow == 0 {
+		c.Workload.SubmitWindow = 2 * time.Minute
+	}
+	if len(c.Workload.Topics) == 0 {
+		c.Workload.Topics = []string{"default"}
+	}
+	if c.ReplicaRestartAfter == 0 {
+		c.ReplicaRestartAfter = 20 * time.Second
+	}
+	if c.FaultPhase == 0 {
+		c.FaultPhase = 10 * time.Minute
+	}
+	if c.HealBound == 0 {
+		c.HealBound = 30 * time.Minute
+	}
+	if c.Drain == 0 {
+		c.Drain = 11 * time.Minute
+	}
+	if c.WatchdogWall == 0 {
+		c.WatchdogWall = 10 * time.Second
+	}
+	if c.JobIDFromKey == nil {
+		c.JobIDFromKey = engine.JobIDFromKey
+	}
+	if c.MessageJob == nil {
+		c.MessageJob = EngineMessageJob
+	}
+	return c
+}
+
+// EngineMessageJob finds the job a message of engine/ is about.
+func EngineMessageJob(subject string, data []byte) (string, int) {
+	var m struct {
+		JobID       string `json:"job_id"`
+		DispatchGen int    `json:"dispatch_gen"`
+	}
+	if subject == engine.SubjectHeartbeat || json.Unmarshal(data, &m) != nil {
+		return "", 0
+	}
+	return m.JobID, m.DispatchGen
+}
+
+// World is one simulated deployment: the kernel, the store, the bus, scheduler
+// replicas, workers and gateway clients, and the ground truth of what happened.
+type World struct {
+	cfg      Config
+	seeds    SeedTree
+	k        *Kernel
+	trace    *Trace
+	store    *store
+	bus      *Bus
+	hist     *History
+	replicas []*replica
+	workers  []*worker
+	gateway  *engine.JobStore
+	healing  bool
+
+	// bookkeeping for the stop condition
+	clientsPending int
+	nonTerminal    map[string]bool
+	allEndedAt     time.Duration
+}
+
+type replica struct {
+	name     string
+	index    int
+	starts   int
+	eng      *engine.Engine
+	registry *prometheus.Registry
+	// Registries of every incarnation, so counters survive crashes for checking.
+	registries []*prometheus.Registry
+	client     *redis.Client
+}
+
+// NewWorld builds a world; nothing runs until Run.
+func NewWorld(cfg Config) *World {
+	cfg = cfg.withDefaults()
+	trace := newTrace(cfg.KeepTrace)
+	seeds := SeedTree{Root: cfg.Seed}
+	w := &World{cfg: cfg, seeds: seeds, trace: trace, hist: &History{}, nonTerminal: map[string]bool{}}
+	w.k = newKernel(seeds.Child("scheduler"), trace)
+	w.store = newStore(w, cfg.Seed)
+	w.k.onStall = w.store.mr.Close
+	w.bus = newBus(w, cfg.Bus, seeds.Child("bus"))
+	w.gateway = engine.NewJobStore(w.store.client("gateway"), w.k.NewClock("gateway", 0))
+	for i := range cfg.Replicas {
+		w.replicas = append(w.replicas, &replica{name: fmt.Sprintf("replica-%d", i+1), index: i})
+	}
+	for _, spec := range cfg.WorkerSpecs {
+		w.workers = append(w.workers, &worker{w: w, spec: spec, group: "worker-" + spec.ID,
+			rng: seeds.Child("worker-" + spec.ID)})
+	}
+	return w
+}
+
+// Kernel exposes the scheduler for scenarios that stage events at fixed times.
+func (w *World) Kernel() *Kernel { return w.k }
+
+// History is the ground truth recorded so far.
+func (w *World) History() *History { return w.hist }
+
+// Trace is the decision log.
+func (w *World) Trace() *Trace { return w.trace }
+
+// Config is the world's configuration with defaults filled in.
+func (w *World) Config() Config { return w.cfg }
+
+// Seeds is the world's seed tree.
+func (w *World) Seeds() SeedTree { return w.seeds }
+
+// fault asks the injector, in the fault phase only.
+func (w *World) fault(p *Point) (Fault, bool) {
+	if w.healing || w.cfg.Injector == nil {
+		return Fault{}, false
+	}
+	p.Step, p.Time = w.k.step, w.k.now
+	return w.cfg.Injector.At(p)
+}
+
+func (w *World) recordFault(a *Actor, p *Point, f Fault, target string) {
+	name := p.Actor
+	if a != nil {
+		name = a.name
+	}
+	w.hist.Faults = append(w.hist.Faults, FaultRecord{Step: w.k.step, Time: w.k.now, Actor: name,
+		Kind: f.Kind, Effect: f.Effect, Point: p.Kind, Target: target})
+	w.k.tracef(name, "fault %s (%s) at %s %s", f.Kind, f.Effect, p.Kind, target)
+}
+
+func (w *World) onState(jobID string, st engine.JobState) {
+	if st.Terminal() {
+		delete(w.nonTerminal, jobID)
+	} else {
+		w.nonTerminal[jobID] = true
+	}
+}
+
+// startReplica boots (or reboots) a scheduler replica: a fresh engine on the
+// shared store and bus, its subscriptions, reconciler and replayer.
+func (w *World) startReplica(r *replica) {
+	k := w.k
+	k.RestartGroup(r.name)
+	r.starts++
+	var skew time.Duration
+	if r.index < len(w.cfg.ReplicaSkew) {
+		skew = w.cfg.ReplicaSkew[r.index]
+	}
+	if r.client == nil {
+		r.client = w.store.client(r.name)
+	}
+	r.registry = prometheus.NewRegistry()
+	r.registries = append(r.registries, r.registry)
+	ecfg := engine.Config{
+		Redis:      r.client,
+		Bus:        w.bus.Publisher(r.name),
+		Clock:      k.NewClock(r.name, skew),
+		Random:     w.seeds.Child(fmt.Sprintf("%s#%d", r.name, r.starts)),
+		Registerer: r.registry,
+		Routing:    *w.cfg.Routing,
+	}
+	if w.cfg.Engine != nil {
+		w.cfg.Engine(&ecfg)
+	}
+	eng, err := engine.New(ecfg)
+	if err != nil {
+		panic(fmt.Sprintf("sim: engine for %s: %v", r.name, err)) // a harness bug, not an input error
+	}
+	r.eng = eng
+	b := w.bus
+	b.unsubscribeGroup(r.name)
+	b.Subscribe(engine.SubjectSubmit, "scheduler", r.name, decoded(eng.HandleJobRequest))
+	b.Subscribe(engine.SubjectResult, "scheduler", r.name, decoded(eng.HandleJobResult))
+	b.Subscribe(engine.SubjectCancel, "scheduler", r.name, decoded(eng.HandleCancel))
+	b.Subscribe(engine.SubjectHeartbeat, r.name, r.name, decoded(eng.HandleHeartbeat))
+	k.Spawn(r.name, "reconciler", func(ctx context.Context) { _ = eng.RunReconciler(ctx) })
+	k.Spawn(r.name, "replayer", func(ctx context.Context) { _ = eng.RunReplayer(ctx) })
+}
+
+// decoded adapts a typed engine handler to the bus.
+func decoded[T any](h func(context.Context, T) error) Handler {
+	return func(ctx context.Context, data []byte) error {
+		var v T
+		if err := json.Unmarshal(data, &v); err != nil {
+			return fmt.Errorf("decode: %w", err) // ack and drop
+		}
+		return h(ctx, v)
+	}
+}
+
+// CrashReplica takes replica i (0-based) down now and restarts it after the
+// configured delay. Its in-flight messages come back after the ack wait.
+func (w *World) CrashReplica(i int) {
+	r := w.replicas[i]
+	w.k.CrashGroup(r.name)
+	w.k.tracef(r.name, "replica crashed")
+	w.k.At(w.k.now+w.cfg.ReplicaRestartAfter, func() {
+		w.k.tracef(r.name, "replica restarted")
+		w.startReplica(r)
+	})
+}
+
+// PauseReplica stops replica i from running for d of virtual time.
+func (w *World) PauseReplica(i int, d time.Duration) {
+	w.k.tracef(w.replicas[i].name, "replica paused for %s", d)
+	w.k.PauseGroup(w.replicas[i].name, w.k.now+d)
+}
+
+// SetRouting replaces every live replica's routing now (a config rollout).
+func (w *World) SetRouting(r engine.Routing) {
+	w.cfg.Routing = &r
+	for _, rep := range w.replicas {
+		if rep.eng != nil {
+			rep.eng.SetRouting(r)
+		}
+	}
+	w.k.tracef("config", "routing replaced")
+}
+
+// Replicas counts the scheduler replicas.
+func (w *World) Replicas() int { return len(w.replicas) }
+
+// Metrics gathers every incarnation of every replica's registry.
+func (w *World) Metrics() []prometheus.Gatherer {
+	var out []prometheus.Gatherer
+	for _, r := range w.replicas {
+		for _, reg := range r.registries {
+			out = append(out, reg)
+		}
+	}
+	return out
+}
+
+// scheduleWorkload plans the gateway clients' submits, status reads and cancels
+// from the workload PRNG.
+func (w *World) scheduleWorkload() {
+	wl := w.cfg.Workload
+	rng := w.seeds.Child("workload")
+	for i := range wl.Jobs {
+		id := fmt.Sprintf("j-%d", i+1)
+		at := time.Duration(rng.Int64N(int64(wl.SubmitWindow)))
+		topic := wl.Topics[rng.IntN(len(wl.Topics))]
+		req := engine.JobRequest{JobID: id, Topic: topic}
+		if topic == "gpu" {
+			req.Requires = []string{"gpu"}
+		}
+		w.clientsPending++
+		w.k.At(at, func() { w.k.Spawn("clients", "submit-"+id, func(ctx context.Context) { w.submit(ctx, i, req) }) })
+		if rng.Float64() < wl.CancelRate {
+			cancelAt := at + time.Duration(rng.Int64N(int64(30*time.Second)))
+			w.clientsPending++
+			w.k.At(cancelAt, func() {
+				w.k.Spawn("clients", "cancel-"+id, func(ctx context.Context) { w.cancel(ctx, i, id) })
+			})
+		}
+	}
+	for i := range wl.StatusReads {
+		id := fmt.Sprintf("j-%d", rng.IntN(wl.Jobs)+1)
+		at := time.Duration(rng.Int64N(int64(w.cfg.FaultPhase)))
+		client := wl.Jobs + i
+		w.clientsPending++
+		w.k.At(at, func() {
+			w.k.Spawn("clients", fmt.Sprintf("status-%d", i), func(ctx context.Context) { w.status(ctx, client, id) })
+		})
+	}
+}
+
+// submit publishes a job request, retrying a refused publish a few times as a
+// gateway would.
+func (w *World) submit(ctx context.Context, client int, req engine.JobRequest) {
+	defer func() { w.clientsPending-- }()
+	k := w.k
+	a := ActorOf(ctx)
+	b, _ := json.Marshal(req)
+	op := ClientOp{Client: client, Kind: OpSubmit, Key: req.JobID, Input: req.Topic, Call: k.now, CallStep: k.step}
+	job := SubmittedJob{JobID: req.JobID, Topic: req.Topic, At: k.now}
+	pub := w.bus.Publisher("clients")
+	var err error
+	for try := 0; try < 5; try++ {
+		if err = pub.Publish(ctx, engine.SubjectSubmit, engine.Message{ID: "submit:" + req.JobID, Data: b}); err == nil {
+			break
+		}
+		a.SleepUntil(k.now + time.Second)
+	}
+	// Accepted when the broker stored any of the attempts (an ambiguous failure
+	// stores it too): the ground truth, not the client's view.
+	for _, p := range w.hist.Publishes {
+		if p.Subject == engine.SubjectSubmit && p.JobID == req.JobID && p.Stored() {
+			job.Accepted = true
+		}
+	}
+	op.Return, op.RetStep = k.now, k.step
+	op.Output = "ok"
+	if err != nil {
+		op.Output, op.Unknown = "error", true
+	}
+	if job.Accepted && !w.nonTerminalSeen(req.JobID) {
+		w.nonTerminal[req.JobID] = true
+	}
+	w.hist.Ops = append(w.hist.Ops, op)
+	w.hist.Submitted = append(w.hist.Submitted, job)
+}
+
+// nonTerminalSeen reports whether the store already holds a state for the job.
+func (w *World) nonTerminalSeen(jobID string) bool {
+	_, ok := w.store.states[jobID]
+	return ok
+}
+
+func (w *World) cancel(ctx context.Context, client int, jobID string) {
+	defer func() { w.clientsPending-- }()
+	b, _ := json.Marshal(engine.CancelRequest{JobID: jobID, Reason: "client"})
+	op := ClientOp{Client: client, Kind: OpCancel, Key: jobID, Call: w.k.now, CallStep: w.k.step}
+	err := w.bus.Publisher("clients").Publish(ctx, engine.SubjectCancel, engine.Message{Data: b})
+	op.Return, op.RetStep, op.Output = w.k.now, w.k.step, "ok"
+	if err != nil {
+		op.Output, op.Unknown = "error", true
+	}
+	w.hist.Ops = append(w.hist.Ops, op)
+}
+
+func (w *World) status(ctx context.Context, client int, jobID string) {
+	defer func() { w.clientsPending-- }()
+	op := ClientOp{Client: client, Kind: OpStatus, Key: jobID, Call: w.k.now, CallStep: w.k.step}
+	st, err := w.gateway.GetState(ctx, jobID)
+	op.Return, op.RetStep = w.k.now, w.k.step
+	switch {
+	case err == nil:
+		op.Output = string(st)
+	case isNil(err):
+		op.Output = ""
+	default:
+		op.Output, op.Unknown = "error", true
+	}
+	w.hist.Ops = append(w.hist.Ops, op)
+}
+
+func isNil(err error) bool { return err != nil && strings.Contains(err.Error(), redis.Nil.Error()) }
+
+// Result is what a run produced.
+type Result struct {
+	Checksum uint64
+	Steps    uint64
+	History  *History
+	// Final is every job's stored hash at the end, read from the store.
+	Final map[string]map[string]string
+	// DLQ is every stored dead-letter entry, by job id.
+	DLQ map[string]engine.DLQEntry
+	// Err is a kernel failure: a deadlock, a stalled actor, a panic.
+	Err error
+}
+
+// Run plays the world: the fault phase, then the heal phase until every
+// accepted job is terminal (plus the drain) or the heal bound passes.
+func (w *World) Run() *Result {
+	k := w.k
+	stopWatch := k.watch(w.cfg.WatchdogWall)
+	defer stopWatch()
+	if s, ok := w.cfg.Injector.(WorldSetup); ok {
+		s.SetupWorld(w)
+	}
+	for _, r := range w.replicas {
+		w.startReplica(r)
+	}
+	for _, wk := range w.workers {
+		w.startWorker(wk)
+	}
+	w.scheduleWorkload()
+
+	err := k.Run(w.cfg.FaultPhase, nil)
+	if err == nil {
+		w.healing = true
+		w.hist.FaultPhaseEnd = k.now
+		k.tracef("sim", "heal phase")
+		healEnd := k.now + w.cfg.HealBound
+		ended := false
+		err = k.Run(healEnd, func() bool {
+			if !ended && w.clientsPending == 0 && len(w.nonTerminal) == 0 {
+				ended = true
+				w.allEndedAt = k.now
+			}
+			return ended && k.now >= w.allEndedAt+w.cfg.Drain
+		})
+	}
+	w.hist.End = k.now
+	res := &Result{Checksum: w.trace.Checksum(), Steps: k.step, History: w.hist, Err: err}
+	res.Final, res.DLQ = w.snapshot()
+	k.Shutdown()
+	w.store.close()
+	return res
+}
+
+// snapshot reads every job hash and DLQ entry straight from miniredis.
+func (w *World) snapshot() (map[string]map[string]string, map[string]engine.DLQEntry) {
+	jobs := map[string]map[string]string{}
+	dlq := map[string]engine.DLQEntry{}
+	mr := w.store.mr
+	keys := mr.Keys()
+	sort.Strings(keys)
+	for _, key := range keys {
+		if id, ok := w.cfg.JobIDFromKey(key); ok {
+			fields, err := mr.HKeys(key)
+			if err != nil {
+				continue
+			}
+			h := map[string]string{}
+			for _, f := range fields {
+				h[f] = mr.HGet(key, f)
+			}
+			jobs[id] = h
+		}
+		if id, ok := strings.CutPrefix(key, "dlq:entry:"); ok {
+			v, err := mr.Get(key)
+			var e engine.DLQEntry
+			if err == nil && json.Unmarshal([]byte(v), &e) == nil {
+				dlq[id] = e
+			}
+		}
+	}
+	return jobs, dlq
+}
+
+// Rand returns the PRNG of a named component of this world.
+func (w *World) Rand(name string) *rand.Rand { return w.seeds.Child(name) }
