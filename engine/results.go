@@ -41,7 +41,7 @@ func (e *Engine) HandleJobResult(ctx context.Context, res JobResult) error {
 		var entry *DLQEntry
 		if to == StateFailed {
 			entry = &DLQEntry{JobID: job.ID, Topic: job.Topic, Status: StateFailed,
-				Reason: fmt.Sprintf("worker %s reported %s: %s", res.WorkerID, res.Status, res.Error),
+				Reason:     fmt.Sprintf("worker %s reported %s: %s", res.WorkerID, res.Status, res.Error),
 				ReasonCode: code, LastState: job.State, Attempts: job.Attempts, AtMs: e.clock.Now().UnixMilli()}
 			t.DLQ = entry
 			t.Fields = append(t.Fields, Field{"last_error_code", string(code)})

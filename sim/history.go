@@ -50,7 +50,7 @@ type PublishOutcome string
 // Publish outcomes.
 const (
 	PublishStored       PublishOutcome = "stored"
-	PublishDeduplicated PublishOutcome = "deduplicated" // dropped inside the broker's window
+	PublishDeduplicated PublishOutcome = "deduplicated"  // dropped inside the broker's window
 	PublishFailedClean  PublishOutcome = "failed_clean"  // not stored, error returned
 	PublishFailedStored PublishOutcome = "failed_stored" // stored, error returned (ambiguous)
 )
