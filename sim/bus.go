@@ -124,7 +124,7 @@ func (b *Bus) publish(ctx context.Context, subject string, msg engine.Message) e
 		w.recordFault(a, p, f, subject)
 		switch f.Effect {
 		case EffectCrash:
-			k.CrashGroup(a.grp.Name)
+			w.crash(a)
 			a.exitIfDead()
 		case EffectDelay:
 			a.SleepUntil(k.now + f.Duration)
@@ -262,7 +262,7 @@ func (b *Bus) spawnDelivery(m *message, queue string, sub *subscription, count i
 			b.w.recordFault(a, p, f, m.subject)
 			switch f.Effect {
 			case EffectCrash:
-				k.CrashGroup(a.grp.Name)
+				b.w.crash(a)
 				a.exitIfDead()
 			case EffectAckLost:
 				k.tracef(a.name, "ack lost %s#%d", m.subject, m.seq)

@@ -28,7 +28,7 @@ type store struct {
 	w       *World
 	mr      *miniredis.Miniredis
 	clients []*redis.Client
-	states  map[string]engine.JobState
+	states  map[string]observed
 	scripts map[string]string // sha -> name, for the trace
 }
 
@@ -38,7 +38,13 @@ func newStore(w *World, seed uint64) *store {
 	mr.SetTime(w.k.epoch)
 	mr.ClockTTL(true)
 	w.k.onAdvance = append(w.k.onAdvance, mr.SetTime)
-	return &store{w: w, mr: mr, states: map[string]engine.JobState{}, scripts: map[string]string{}}
+	return &store{w: w, mr: mr, states: map[string]observed{}, scripts: map[string]string{}}
+}
+
+// observed is the last committed state and version seen for a job.
+type observed struct {
+	state   engine.JobState
+	version int64
 }
 
 // client returns a new go-redis client for group, configured so that nothing
@@ -142,7 +148,7 @@ func (h *storeHook) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 				k.tracef(a.name, "redis %s -> injected error, not applied", target)
 				return ErrInjected
 			case EffectCrash:
-				k.CrashGroup(a.grp.Name)
+				w.crash(a)
 				a.exitIfDead()
 			case EffectPause:
 				k.PauseGroup(a.grp.Name, k.now+f.Duration)
@@ -162,7 +168,7 @@ func (h *storeHook) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 				k.tracef(a.name, "redis reply lost")
 				return ErrInjected
 			case EffectCrashAfterApply:
-				k.CrashGroup(a.grp.Name)
+				w.crash(a)
 				a.exitIfDead()
 			}
 		}
@@ -170,7 +176,8 @@ func (h *storeHook) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 	}
 }
 
-// observe records job state changes the command committed, read straight from
+// observe records every transition the command committed (a new version, even
+// to the same state), read straight from
 // miniredis (no client, no yield).
 func (h *storeHook) observe(a *Actor, cmd redis.Cmder) {
 	name := strings.ToLower(cmd.Name())
@@ -188,15 +195,15 @@ func (h *storeHook) observe(a *Actor, cmd redis.Cmder) {
 			continue
 		}
 		st := engine.JobState(h.s.mr.HGet(key, "state"))
+		v, _ := strconv.ParseInt(h.s.mr.HGet(key, "version"), 10, 64)
 		prev := h.s.states[id]
-		if st == prev {
+		if st == prev.state && v == prev.version {
 			continue
 		}
-		h.s.states[id] = st
-		v, _ := strconv.ParseInt(h.s.mr.HGet(key, "version"), 10, 64)
+		h.s.states[id] = observed{state: st, version: v}
 		w.hist.States = append(w.hist.States, StateChange{Step: w.k.step, Time: w.k.now, Actor: a.name,
-			JobID: id, From: prev, To: st, Version: v})
-		w.k.tracef(a.name, "state %s %s -> %s v%d", id, stateOrNone(prev), st, v)
+			JobID: id, From: prev.state, To: st, Version: v})
+		w.k.tracef(a.name, "state %s %s -> %s v%d", id, stateOrNone(prev.state), st, v)
 		w.onState(id, st)
 	}
 }

@@ -113,7 +113,7 @@ func (wk *worker) run(ctx context.Context, pkt engine.JobPacket) {
 		w.recordFault(a, p, f, pkt.JobID)
 		switch f.Effect {
 		case EffectCrash:
-			wk.crash()
+			w.crash(a)
 			a.exitIfDead()
 		case EffectDelay:
 			a.SleepUntil(k.now + f.Duration) // a late result
@@ -143,6 +143,9 @@ func (wk *worker) run(ctx context.Context, pkt engine.JobPacket) {
 // crash takes the worker down: in-flight jobs are lost, and it restarts later.
 func (wk *worker) crash() {
 	k := wk.w.k
+	if k.group(wk.group).crashed {
+		return
+	}
 	k.CrashGroup(wk.group)
 	k.tracef(wk.group, "worker crashed")
 	k.At(k.now+wk.w.cfg.Workers.RestartAfter, func() {

@@ -273,10 +273,32 @@ func decoded[T any](h func(context.Context, T) error) Handler {
 	}
 }
 
+// crash takes down the process actor a runs in: a replica or a worker crashes
+// whole and restarts after its delay; a client or gateway call just dies.
+func (w *World) crash(a *Actor) {
+	group := a.grp.Name
+	for i, r := range w.replicas {
+		if r.name == group {
+			w.CrashReplica(i)
+			return
+		}
+	}
+	for _, wk := range w.workers {
+		if wk.group == group {
+			wk.crash()
+			return
+		}
+	}
+	a.dead = true
+}
+
 // CrashReplica takes replica i (0-based) down now and restarts it after the
 // configured delay. Its in-flight messages come back after the ack wait.
 func (w *World) CrashReplica(i int) {
 	r := w.replicas[i]
+	if w.k.group(r.name).crashed {
+		return
+	}
 	w.k.CrashGroup(r.name)
 	w.k.tracef(r.name, "replica crashed")
 	w.k.At(w.k.now+w.cfg.ReplicaRestartAfter, func() {

@@ -1,0 +1,242 @@
+// Package checker decides whether a simulated run was correct, from the
+// simulator's ground truth: what the store committed, what the broker stored,
+// what workers executed, what clients saw. It never trusts the engine's own
+// account of itself; the engine's metrics are only compared against that truth.
+//
+// Check returns a layered result: assumptions (the run is fit to judge),
+// invariants (safety), linearization, liveness. A failing layer names itself,
+// and each violation names its checker, the job or key, and the step.
+package checker
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/dispatchsim/dispatchsim/engine"
+	"github.com/dispatchsim/dispatchsim/sim"
+)
+
+// Layer is one level of the verdict.
+type Layer string
+
+// The layers, in the order they are judged.
+const (
+	LayerAssumptions   Layer = "assumptions"
+	LayerInvariants    Layer = "invariants"
+	LayerLinearization Layer = "linearization"
+	LayerLiveness      Layer = "liveness"
+)
+
+// Layers lists the layers in order.
+var Layers = []Layer{LayerAssumptions, LayerInvariants, LayerLinearization, LayerLiveness}
+
+// Input is everything a check reads.
+type Input struct {
+	History *sim.History
+	Final   map[string]map[string]string // job id -> stored hash at the end
+	DLQ     map[string]engine.DLQEntry
+	Metrics []prometheus.Gatherer // every incarnation of every replica
+	Spec    Spec
+	// RunErr is a kernel failure (deadlock, stall, panic): an assumption failure.
+	RunErr error
+}
+
+// Spec is what the run promised. Zero values mean the engine's defaults.
+type Spec struct {
+	DispatchTimeout   time.Duration // 300s
+	ReconcileInterval time.Duration // 30s
+	// ExactlyOnceImpossible marks a configuration where duplicate dispatch is
+	// expected by construction (an ambiguous publish with no de-duplication at
+	// the broker or the worker): the scenario then asserts the violation is found.
+	ExactlyOnceImpossible bool
+	// LinearizabilityTimeout bounds each partition's check (5s of wall time).
+	LinearizabilityTimeout time.Duration
+}
+
+func (s Spec) withDefaults() Spec {
+	if s.DispatchTimeout == 0 {
+		s.DispatchTimeout = engine.DefaultDispatchTimeout
+	}
+	if s.ReconcileInterval == 0 {
+		s.ReconcileInterval = engine.DefaultReconcileInterval
+	}
+	if s.LinearizabilityTimeout == 0 {
+		s.LinearizabilityTimeout = 5 * time.Second
+	}
+	return s
+}
+
+// Violation is one broken property.
+type Violation struct {
+	Layer   Layer
+	Checker string
+	Job     string // job id or idempotency key
+	Step    uint64
+	Time    time.Duration
+	Message string
+	// FaultSteps are the steps of the faults that fired before the violation and
+	// touched the same job (or, failing that, the last few before it).
+	FaultSteps []uint64
+}
+
+func (v Violation) String() string {
+	return fmt.Sprintf("%s/%s job=%s step=%d t=%s: %s", v.Layer, v.Checker, v.Job, v.Step, v.Time, v.Message)
+}
+
+// Result is a run's verdict.
+type Result struct {
+	Violations []Violation
+	// Linearizability is Ok, Illegal or Unknown (a check that ran out of time);
+	// Unknown is its own outcome, never a pass.
+	Linearizability LinOutcome
+	Partitions      []Partition // one per job and per idempotency key checked
+	Figures         Figures
+}
+
+// Figures are measurements the suites report, not pass/fail verdicts.
+type Figures struct {
+	Jobs                  int
+	TimeoutNeverPublished int // jobs that ended TIMEOUT without a stored dispatch
+	DuplicateExecutions   int // a dispatch executed twice (broker redelivery past a worker restart)
+	CheckDuration         time.Duration
+}
+
+// Failed reports whether any layer failed or linearizability was not shown.
+func (r *Result) Failed() bool {
+	return len(r.Violations) > 0 || r.Linearizability != LinOk
+}
+
+// FirstFailedLayer is the lowest failing layer, or "" if none.
+func (r *Result) FirstFailedLayer() Layer {
+	for _, l := range Layers {
+		for _, v := range r.Violations {
+			if v.Layer == l {
+				return l
+			}
+		}
+		if l == LayerLinearization && r.Linearizability != LinOk {
+			return l
+		}
+	}
+	return ""
+}
+
+// Summary is one line per violation, ordered by step.
+func (r *Result) Summary() string {
+	var b strings.Builder
+	for _, v := range r.Violations {
+		b.WriteString(v.String())
+		b.WriteByte('\n')
+	}
+	if r.Linearizability != LinOk {
+		fmt.Fprintf(&b, "linearization: %s\n", r.Linearizability)
+	}
+	return b.String()
+}
+
+// checker is one named property.
+type checkFunc func(c *run)
+
+// run carries a check's input and collects violations.
+type run struct {
+	in   Input
+	spec Spec
+	out  *Result
+	// jobStates is the committed history per job, in step order.
+	jobStates map[string][]sim.StateChange
+	jobIDs    []string
+}
+
+func (c *run) violate(layer Layer, checker, job string, step uint64, t time.Duration, format string, args ...any) {
+	c.out.Violations = append(c.out.Violations, Violation{Layer: layer, Checker: checker, Job: job, Step: step,
+		Time: t, Message: fmt.Sprintf(format, args...), FaultSteps: c.faultsBefore(job, step)})
+}
+
+// faultsBefore lists the faults at or before step that touched job, or the last
+// three faults before it when none did.
+func (c *run) faultsBefore(job string, step uint64) []uint64 {
+	var mine, all []uint64
+	for _, f := range c.in.History.Faults {
+		if f.Step > step {
+			break
+		}
+		all = append(all, f.Step)
+		if job != "" && mentions(f.Target, job) {
+			mine = append(mine, f.Step)
+		}
+	}
+	if len(mine) > 0 {
+		return mine
+	}
+	if len(all) > 3 {
+		all = all[len(all)-3:]
+	}
+	return all
+}
+
+// Check judges a run.
+func Check(in Input) *Result {
+	start := time.Now() // determinism-ok: measures the checker's own cost, never feeds a decision
+	c := &run{in: in, spec: in.Spec.withDefaults(), out: &Result{}, jobStates: map[string][]sim.StateChange{}}
+	for _, s := range in.History.States {
+		if _, ok := c.jobStates[s.JobID]; !ok {
+			c.jobIDs = append(c.jobIDs, s.JobID)
+		}
+		c.jobStates[s.JobID] = append(c.jobStates[s.JobID], s)
+	}
+	sort.Strings(c.jobIDs)
+	c.out.Figures.Jobs = len(in.History.Submitted)
+
+	checkAssumptions(c)
+	if len(c.out.Violations) == 0 {
+		for _, f := range []checkFunc{checkExactlyOnce, checkNoResurrection, checkAccounting} {
+			f(c)
+		}
+		checkLinearizability(c)
+		checkLiveness(c)
+	} else {
+		c.out.Linearizability = LinSkipped
+	}
+	sort.SliceStable(c.out.Violations, func(i, j int) bool {
+		a, b := c.out.Violations[i], c.out.Violations[j]
+		if layerIndex(a.Layer) != layerIndex(b.Layer) {
+			return layerIndex(a.Layer) < layerIndex(b.Layer)
+		}
+		return a.Step < b.Step
+	})
+	c.out.Figures.CheckDuration = time.Since(start) // determinism-ok: a figure, not a decision
+	return c.out
+}
+
+func layerIndex(l Layer) int {
+	for i, x := range Layers {
+		if x == l {
+			return i
+		}
+	}
+	return len(Layers)
+}
+
+// checkAssumptions: the run itself finished cleanly, so the rest can judge it.
+func checkAssumptions(c *run) {
+	if c.in.RunErr != nil {
+		c.violate(LayerAssumptions, "run_completed", "", 0, c.in.History.End, "%v", c.in.RunErr)
+	}
+}
+
+func sortStrings(s []string) { sort.Strings(s) }
+
+// mentions reports whether target names job as a whole token ("job:j-1",
+// "worker.w1.jobs j-1"), so j-1 does not match j-10.
+func mentions(target, job string) bool {
+	for _, tok := range strings.FieldsFunc(target, func(r rune) bool { return r == ' ' || r == ':' || r == '/' }) {
+		if tok == job {
+			return true
+		}
+	}
+	return false
+}

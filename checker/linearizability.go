@@ -1,0 +1,110 @@
+package checker
+
+import (
+	"github.com/anishathalye/porcupine"
+
+	"github.com/dispatchsim/dispatchsim/model"
+	"github.com/dispatchsim/dispatchsim/sim"
+)
+
+// LinOutcome is the linearizability verdict.
+type LinOutcome string
+
+// Outcomes. Unknown (a partition's check ran out of time) is never a pass.
+const (
+	LinOk      LinOutcome = "ok"
+	LinIllegal LinOutcome = "illegal"
+	LinUnknown LinOutcome = "unknown"
+	LinSkipped LinOutcome = "skipped" // an assumption failed first
+)
+
+// Partition is one job's (or idempotency key's) history and its verdict. Info
+// feeds porcupine's visualization.
+type Partition struct {
+	Kind    string // "job" or "run"
+	Key     string
+	Ops     int
+	Outcome LinOutcome
+	Model   porcupine.Model
+	History []porcupine.Operation
+	Info    porcupine.LinearizationInfo
+}
+
+// The store is client 0 in a job's history; gateway clients keep their ids + 1.
+const storeClient = 0
+
+// Times on porcupine's axis are steps, doubled so that an event inside a step
+// can sit strictly between that step's call and return.
+func callAt(step uint64) int64   { return int64(step) * 2 }
+func returnAt(step uint64) int64 { return int64(step)*2 + 1 }
+
+// jobHistories turns the ground truth into one porcupine history per job: the
+// store's commits (instantaneous) and the clients' submits, reads and cancels.
+func jobHistories(h *sim.History, jobStates map[string][]sim.StateChange, ids []string) map[string][]porcupine.Operation {
+	out := map[string][]porcupine.Operation{}
+	for _, id := range ids {
+		for _, s := range jobStates[id] {
+			out[id] = append(out[id], model.CommitOp(storeClient, callAt(s.Step), id, string(s.From), string(s.To)))
+		}
+	}
+	for _, op := range h.Ops {
+		client := op.Client + 1
+		var o porcupine.Operation
+		switch op.Kind {
+		case sim.OpStatus:
+			if op.Unknown {
+				o = model.ReadUnknownOp(client, callAt(op.CallStep), op.Key)
+			} else {
+				o = model.ReadOp(client, callAt(op.CallStep), returnAt(op.RetStep), op.Key, op.Output)
+			}
+		case sim.OpSubmit:
+			o = model.SubmitOp(client, callAt(op.CallStep), returnAt(op.RetStep), op.Key)
+		case sim.OpCancel:
+			o = model.CancelOp(client, callAt(op.CallStep), returnAt(op.RetStep), op.Key)
+		default:
+			continue
+		}
+		out[op.Key] = append(out[op.Key], o)
+	}
+	return out
+}
+
+// checkLinearizability checks every job's history against the lifecycle model,
+// each partition within the time budget.
+func checkLinearizability(c *run) {
+	hist := jobHistories(c.in.History, c.jobStates, c.jobIDs)
+	c.out.Linearizability = LinOk
+	keys := make([]string, 0, len(hist))
+	for k := range hist {
+		keys = append(keys, k)
+	}
+	sortStrings(keys)
+	for _, id := range keys {
+		ops := hist[id]
+		res, info := porcupine.CheckOperationsVerbose(model.JobLifecycle, ops, c.spec.LinearizabilityTimeout)
+		p := Partition{Kind: "job", Key: id, Ops: len(ops), Model: model.JobLifecycle, History: ops, Info: info}
+		switch res {
+		case porcupine.Ok:
+			p.Outcome = LinOk
+		case porcupine.Illegal:
+			p.Outcome = LinIllegal
+			c.out.Linearizability = LinIllegal
+			step := lastStep(c.jobStates[id])
+			c.violate(LayerLinearization, "job_lifecycle", id, step, c.in.History.End,
+				"job %s: the clients' reads and the store's commits have no linearization", id)
+		default:
+			p.Outcome = LinUnknown
+			if c.out.Linearizability == LinOk {
+				c.out.Linearizability = LinUnknown
+			}
+		}
+		c.out.Partitions = append(c.out.Partitions, p)
+	}
+}
+
+func lastStep(changes []sim.StateChange) uint64 {
+	if len(changes) == 0 {
+		return 0
+	}
+	return changes[len(changes)-1].Step
+}

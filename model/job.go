@@ -1,0 +1,213 @@
+package model
+
+import (
+	"fmt"
+
+	"github.com/anishathalye/porcupine"
+)
+
+// The job states, copied from engine/states.go as plain strings (this package
+// must not import engine). TestTransitionTableMatchesEngine keeps them equal.
+const (
+	StatePending    = "PENDING"
+	StateScheduled  = "SCHEDULED"
+	StateDispatched = "DISPATCHED"
+	StateRunning    = "RUNNING"
+	StateRetrying   = "RETRYING"
+	StateSucceeded  = "SUCCEEDED"
+	StateFailed     = "FAILED"
+	StateCancelled  = "CANCELLED"
+	StateTimeout    = "TIMEOUT"
+	StateDenied     = "DENIED"
+)
+
+var allStates = []string{
+	StatePending, StateScheduled, StateDispatched, StateRunning, StateRetrying,
+	StateSucceeded, StateFailed, StateCancelled, StateTimeout, StateDenied,
+}
+
+func terminal(s string) bool {
+	switch s {
+	case StateSucceeded, StateFailed, StateCancelled, StateTimeout, StateDenied:
+		return true
+	}
+	return false
+}
+
+// allowedTransitions copies engine's store-level table; "" is a job that does
+// not exist yet.
+var allowedTransitions = map[string][]string{
+	"":              {StatePending, StateCancelled, StateFailed},
+	StatePending:    {StateScheduled, StateFailed, StateCancelled, StateDenied},
+	StateScheduled:  {StateScheduled, StateDispatched, StateSucceeded, StateFailed, StateRetrying, StateCancelled, StateDenied},
+	StateDispatched: {StateRunning, StateScheduled, StateSucceeded, StateFailed, StateRetrying, StateCancelled, StateTimeout},
+	StateRunning:    {StateRunning, StateSucceeded, StateFailed, StateRetrying, StateCancelled, StateTimeout},
+	StateRetrying:   {StateScheduled, StateFailed, StateCancelled},
+}
+
+// TransitionAllowed checks terminal states on its own, not only through the
+// table, so a table that let a terminal state move would disagree with engine
+// in the drift test instead of silently allowing resurrection.
+func TransitionAllowed(from, to string) bool {
+	if terminal(from) {
+		return false
+	}
+	for _, s := range allowedTransitions[from] {
+		if s == to {
+			return true
+		}
+	}
+	return false
+}
+
+// JobOpKind names a job lifecycle operation.
+type JobOpKind string
+
+// The job lifecycle operations.
+const (
+	JobCommit JobOpKind = "commit" // a state change committed in the store
+	JobRead   JobOpKind = "read"   // a client's status read
+	JobSubmit JobOpKind = "submit" // asynchronous through the bus: constrains nothing
+	JobCancel JobOpKind = "cancel" // asynchronous through the bus: constrains nothing
+)
+
+// JobInput is the input of every job lifecycle operation.
+type JobInput struct {
+	Op   JobOpKind
+	Job  string // partition key
+	From string // commit only; "" is "job does not exist yet"
+	To   string // commit only
+}
+
+// JobOutput is the output of a read; other operations carry the zero value.
+type JobOutput struct {
+	State string // "" is "not found"
+	Err   bool   // the read failed: its outcome is unknown
+}
+
+// CommitOp is a committed store transition. It is ground truth observed by the
+// simulator, so it is instantaneous: Call == Return == at.
+func CommitOp(client int, at int64, job, from, to string) porcupine.Operation {
+	return porcupine.Operation{
+		ClientId: client,
+		Input:    JobInput{Op: JobCommit, Job: job, From: from, To: to},
+		Call:     at,
+		Output:   JobOutput{},
+		Return:   at,
+	}
+}
+
+// ReadOp is a status read that returned state ("" for not found).
+func ReadOp(client int, call, ret int64, job, state string) porcupine.Operation {
+	return porcupine.Operation{
+		ClientId: client,
+		Input:    JobInput{Op: JobRead, Job: job},
+		Call:     call,
+		Output:   JobOutput{State: state},
+		Return:   ret,
+	}
+}
+
+// ReadUnknownOp is a status read that failed; it returns at Infinity.
+func ReadUnknownOp(client int, call int64, job string) porcupine.Operation {
+	return porcupine.Operation{
+		ClientId: client,
+		Input:    JobInput{Op: JobRead, Job: job},
+		Call:     call,
+		Output:   JobOutput{Err: true},
+		Return:   Infinity,
+	}
+}
+
+// SubmitOp is a submit request. Pass ret = Infinity for a lost reply; it
+// constrains nothing either way.
+func SubmitOp(client int, call, ret int64, job string) porcupine.Operation {
+	return porcupine.Operation{
+		ClientId: client,
+		Input:    JobInput{Op: JobSubmit, Job: job},
+		Call:     call,
+		Output:   JobOutput{},
+		Return:   ret,
+	}
+}
+
+// CancelOp is a cancel request; like SubmitOp it constrains nothing.
+func CancelOp(client int, call, ret int64, job string) porcupine.Operation {
+	return porcupine.Operation{
+		ClientId: client,
+		Input:    JobInput{Op: JobCancel, Job: job},
+		Call:     call,
+		Output:   JobOutput{},
+		Return:   ret,
+	}
+}
+
+func jobOf(input any) string { return input.(JobInput).Job }
+
+// PartitionByJob splits a history into one partition per job id, in order of
+// first appearance.
+func PartitionByJob(history []porcupine.Operation) [][]porcupine.Operation {
+	return partitionBy(history, jobOf)
+}
+
+// PartitionEventsByJob is PartitionByJob for event histories.
+func PartitionEventsByJob(history []porcupine.Event) [][]porcupine.Event {
+	return partitionEventsBy(history, jobOf)
+}
+
+// stepJob is the sequential specification of one job. The state is the job's
+// committed state as a string, "" before it exists.
+func stepJob(state, input, output any) (bool, any) {
+	st := state.(string)
+	in := input.(JobInput)
+	switch in.Op {
+	case JobCommit:
+		if st != in.From || !TransitionAllowed(in.From, in.To) {
+			return false, st
+		}
+		return true, in.To
+	case JobRead:
+		out := output.(JobOutput)
+		return out.Err || out.State == st, st
+	case JobSubmit, JobCancel:
+		return true, st
+	}
+	panic(fmt.Sprintf("model: unknown job operation %q", in.Op))
+}
+
+func describeJobState(state any) string {
+	if s := state.(string); s != "" {
+		return s
+	}
+	return "(none)"
+}
+
+func describeJobOperation(input, output any) string {
+	in := input.(JobInput)
+	switch in.Op {
+	case JobCommit:
+		return fmt.Sprintf("commit %s→%s", describeJobState(in.From), describeJobState(in.To))
+	case JobRead:
+		out, _ := output.(JobOutput)
+		switch {
+		case out.Err:
+			return "read → ? (unknown)"
+		case out.State == "":
+			return "read → (not found)"
+		}
+		return "read → " + out.State
+	}
+	return string(in.Op)
+}
+
+// JobLifecycle is the job lifecycle as clients and the store see it: commits
+// move the state along the allowed graph, reads must return the current state,
+// submits and cancels act later through the bus and constrain nothing.
+var JobLifecycle = porcupine.Model{
+	Partition:         PartitionByJob,
+	PartitionEvent:    PartitionEventsByJob,
+	Init:              func() any { return "" },
+	Step:              stepJob,
+	DescribeOperation: describeJobOperation,
+	DescribeState:     describeJobState,
+}
