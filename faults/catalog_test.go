@@ -1,0 +1,172 @@
+package faults
+
+import (
+	"regexp"
+	"sort"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/dispatchsim/dispatchsim/sim"
+)
+
+// effectsAt is the simulator's table of which effects apply at which point
+// (sim/inject.go).
+var effectsAt = map[sim.PointKind][]sim.Effect{
+	sim.PointRedis: {sim.EffectFailBeforeApply, sim.EffectReplyLostAfterApply, sim.EffectDelay, sim.EffectCrash,
+		sim.EffectCrashAfterApply, sim.EffectPause},
+	sim.PointPublish: {sim.EffectFailClean, sim.EffectFailStored, sim.EffectDelay, sim.EffectCrash},
+	sim.PointDeliver: {sim.EffectDuplicate, sim.EffectDelay},
+	sim.PointAck:     {sim.EffectAckLost, sim.EffectCrash},
+	sim.PointWorker:  {sim.EffectCrash, sim.EffectDuplicateResult, sim.EffectDelay, sim.EffectRetryableAfterSuccess},
+}
+
+func TestCatalogIsWellFormed(t *testing.T) {
+	cat := Catalog()
+	require.GreaterOrEqual(t, len(cat), 30)
+	names := make([]string, len(cat))
+	for i, k := range cat {
+		names[i] = k.Name
+	}
+	require.True(t, sort.StringsAreSorted(names), "catalog order is name order")
+	pascal := regexp.MustCompile(`^[A-Z][A-Za-z]+$`)
+	for _, k := range cat {
+		require.Regexp(t, pascal, k.Name)
+		require.NotEmpty(t, k.Description, k.Name)
+		got, ok := Lookup(k.Name)
+		require.True(t, ok)
+		require.Equal(t, k.Name, got.Name)
+		switch k.Timing {
+		case AtPoint, Window:
+			require.Contains(t, effectsAt[k.Point], k.Effect, "%s: %s cannot happen at a %s point", k.Name, k.Effect, k.Point)
+			require.Positive(t, k.Defaults.Probability, k.Name)
+			if k.Effect == sim.EffectDelay || k.Effect == sim.EffectPause || k.Timing == Window {
+				require.Positive(t, k.Defaults.DurationMsMax, "%s draws a duration", k.Name)
+			}
+		case Setup:
+			require.NotNil(t, k.draw, k.Name)
+			require.NotNil(t, k.apply, k.Name)
+		default:
+			t.Fatalf("%s: timing %q", k.Name, k.Timing)
+		}
+	}
+	_, ok := Lookup("NoSuchFault")
+	require.False(t, ok)
+}
+
+// The named points below cover each filter's positive and negative space.
+func namedPoints() map[string]*sim.Point {
+	return map[string]*sim.Point{
+		"replica hset":          redisPoint("replica-1", "hset", true, "job:j-1", "state", "X"),
+		"replica hget":          redisPoint("replica-2", "hget", false, "job:j-1", "state"),
+		"client hget":           redisPoint("clients", "hget", false, "job:j-1", "state"),
+		"client set":            redisPoint("clients", "set", true, "k", "v"),
+		"create pending":        transitionPoint("replica-1", "", "PENDING", "tok"),
+		"schedule":              transitionPoint("replica-1", "PENDING", "SCHEDULED", "tok"),
+		"dispatch":              transitionPoint("replica-2", "SCHEDULED", "DISPATCHED", "tok"),
+		"running":               transitionPoint("replica-3", "DISPATCHED", "RUNNING", "tok"),
+		"rollback":              transitionPoint("replica-1", "DISPATCHED", "SCHEDULED", "tok"),
+		"timeout unfenced":      transitionPoint("replica-1", "DISPATCHED", "TIMEOUT", ""),
+		"lock renew script":     redisPoint("replica-1", "evalsha", true, "aaaa", 1, "cordum:scheduler:job:j-1", "tok", "60000"),
+		"other 4-key script":    redisPoint("replica-1", "evalsha", true, "bbbb", 4, "wf:run:r1", "a", "b", "c", "r1", "SCHEDULED", 1, "DISPATCHED"),
+		"replica publish":       busPoint(sim.PointPublish, "replica-1", "worker.w1.jobs", "j-1"),
+		"client publish":        busPoint(sim.PointPublish, "clients", "sys.job.submit", "j-1"),
+		"worker result publish": busPoint(sim.PointPublish, "worker-w1", "sys.job.result", "j-1"),
+		"worker heartbeat":      busPoint(sim.PointPublish, "worker-w1", "sys.heartbeat", ""),
+		"deliver to replica":    busPoint(sim.PointDeliver, "replica-2", "sys.job.submit", "j-1"),
+		"deliver heartbeat":     busPoint(sim.PointDeliver, "replica-2", "sys.heartbeat", ""),
+		"replica ack":           busPoint(sim.PointAck, "replica-1", "sys.job.result", "j-1"),
+		"worker ack":            busPoint(sim.PointAck, "worker-w1", "worker.w1.jobs", "j-1"),
+		"replica heartbeat ack": busPoint(sim.PointAck, "replica-1", "sys.heartbeat", ""),
+		"worker finished":       {Kind: sim.PointWorker, Group: "worker-w2", JobID: "j-1"},
+	}
+}
+
+var (
+	replicaRedis = []string{"replica hset", "replica hget", "create pending", "schedule", "dispatch", "running",
+		"rollback", "timeout unfenced", "lock renew script", "other 4-key script"}
+	replicaWrites = []string{"replica hset", "create pending", "schedule", "dispatch", "running", "rollback",
+		"timeout unfenced", "lock renew script", "other 4-key script"}
+	storeAll   = append(append([]string{}, replicaRedis...), "client hget", "client set")
+	storeReads = []string{"replica hget", "client hget"}
+	jobPublish = []string{"replica publish", "client publish", "worker result publish"}
+	jobDeliver = []string{"deliver to replica"}
+	jobAcks    = []string{"replica ack", "worker ack"}
+	worker     = []string{"worker finished"}
+)
+
+// Each kind applies exactly at the points listed, and nowhere else.
+func TestAvailabilityFilters(t *testing.T) {
+	want := map[string][]string{
+		"StoreWriteFailsBeforeApply":  replicaWrites,
+		"StoreReplyLostAfterApply":    replicaWrites,
+		"StoreReadFails":              storeReads,
+		"StoreLatency":                storeAll,
+		"StoreOutage":                 storeAll,
+		"StoreReadsFailWritesWork":    storeReads,
+		"DispatchedWriteFails":        {"dispatch"},
+		"DispatchedWriteReplyLost":    {"dispatch"},
+		"RunningWriteFails":           {"running"},
+		"RollbackWriteFails":          {"rollback"},
+		"RollbackWriteReplyLost":      {"rollback"},
+		"PublishFailsClean":           jobPublish,
+		"PublishFailsAfterStored":     jobPublish,
+		"PublishLatency":              jobPublish,
+		"DeliveryDuplicated":          jobDeliver,
+		"DeliveryDelayed":             jobDeliver,
+		"AckLost":                     jobAcks,
+		"ReplicaCrash":                replicaRedis,
+		"ReplicaCrashAfterApply":      replicaWrites,
+		"ReplicaCrashBeforePublish":   {"replica publish"},
+		"ReplicaCrashBeforeAck":       {"replica ack"},
+		"ReplicaPauseBeyondLockTTL":   {"create pending", "schedule", "dispatch", "running", "rollback"},
+		"WorkerCrashMidJob":           worker,
+		"WorkerResultDuplicated":      worker,
+		"WorkerResultLate":            worker,
+		"WorkerRetryableAfterSuccess": worker,
+		"WorkerHeartbeatsStop":        {"worker heartbeat"},
+		// Setup kinds act on the world, never at a point.
+		"ClockSkew":                nil,
+		"PoolMappingMissing":       nil,
+		"PoolMappingMissingStatic": nil,
+	}
+	points := namedPoints()
+	for _, k := range Catalog() {
+		expected, listed := want[k.Name]
+		require.True(t, listed, "kind %s has no filter expectation in this test", k.Name)
+		for name, p := range points {
+			require.Equal(t, contains(expected, name), k.Applies(p), "%s at %q", k.Name, name)
+		}
+	}
+	require.Len(t, want, len(Catalog()), "every expectation names a kind of the catalog")
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func TestTargetsAreStableDescriptions(t *testing.T) {
+	p := namedPoints()
+	require.Equal(t, "evalsha job:j-1 SCHEDULED->DISPATCHED", Target(p["dispatch"]))
+	require.Equal(t, "evalsha job:j-1 ->PENDING", Target(p["create pending"]))
+	require.Equal(t, "evalsha:aaaa cordum:scheduler:job:j-1", Target(p["lock renew script"]))
+	require.Equal(t, "hget job:j-1", Target(p["replica hget"]))
+	require.Equal(t, "worker.w1.jobs j-1", Target(p["replica publish"]))
+	require.Equal(t, "sys.heartbeat", Target(p["worker heartbeat"]))
+	require.Equal(t, "j-1", Target(p["worker finished"]))
+	eval := redisPoint("replica-1", "eval", true, "return 1", 1, "k")
+	require.Equal(t, "eval:e0e1f9fa k", Target(eval), "EVAL names its script by the body's sha, as EVALSHA would")
+
+	// Malformed or short transition arguments are not transitions.
+	short := transitionPoint("replica-1", "DISPATCHED", "SCHEDULED", "tok")
+	short.Args = short.Args[:9]
+	require.False(t, RollbackWriteFails.Applies(short))
+	other := transitionPoint("replica-1", "DISPATCHED", "SCHEDULED", "tok")
+	other.Args[7] = "j-2" // job id argument disagrees with the key
+	require.False(t, RollbackWriteFails.Applies(other))
+}

@@ -1,0 +1,218 @@
+package faults
+
+import (
+	"crypto/sha1"
+	"encoding/hex"
+	"fmt"
+	"hash/fnv"
+	"math/rand/v2"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/dispatchsim/dispatchsim/sim"
+)
+
+// Timing says when a kind decides.
+type Timing string
+
+// The timings of a kind.
+const (
+	// AtPoint kinds decide at each eligible fault point, with their Probability.
+	AtPoint Timing = "point"
+	// Window kinds draw a window [start, end) when the world is set up; every
+	// eligible point inside it gets the kind's effect.
+	Window Timing = "window"
+	// Setup kinds shape the world before it runs (clock skew, routing).
+	Setup Timing = "setup"
+)
+
+// budgetClass groups kinds that share a budget cap beyond the per-kind one.
+type budgetClass int
+
+const (
+	classNone budgetClass = iota
+	classReplicaCrash
+	classReplicaPause
+	classWorkerCrash
+)
+
+// Kind is one fault of the catalog.
+type Kind struct {
+	// Name follows <Component><Before|After><Event><Effect> where it reads well.
+	Name        string
+	Description string
+	Timing      Timing
+	// Point is the fault point the kind fires at ("" for setup kinds that act
+	// on the world directly).
+	Point sim.PointKind
+	// Effect is what the simulator does when the kind fires ("" for setup
+	// kinds that act on the world directly).
+	Effect sim.Effect
+	// Defaults are the knobs a kind gets when it is turned on with zero values.
+	Defaults KindOptions
+
+	applies     func(p *sim.Point) bool
+	class       budgetClass
+	swarmChance float64 // chance Swarm turns the kind on (0.5)
+	// setup kinds: draw the run's entries (record mode) and apply one entry
+	// (record and replay alike).
+	draw  func(in *Injector, w *sim.World, ko KindOptions, rng *rand.Rand) []PlanEntry
+	apply func(in *Injector, w *sim.World, e PlanEntry)
+	// window kinds: the groups a window may be confined to (nil: every group).
+	windowGroups func(w *sim.World) []string
+}
+
+// Applies reports whether the kind may fire at p: the availability filter. It
+// says nothing about probability, windows or the budget.
+func (k Kind) Applies(p *sim.Point) bool {
+	return k.applies != nil && p != nil && p.Kind == k.Point && k.applies(p)
+}
+
+var registry = map[string]Kind{}
+
+// register adds a kind to the catalog; each kind's file calls it once.
+func register(k Kind) Kind {
+	if _, dup := registry[k.Name]; dup {
+		panic("faults: kind registered twice: " + k.Name)
+	}
+	if k.swarmChance == 0 {
+		k.swarmChance = 0.5
+	}
+	if k.Timing != Setup && k.applies == nil {
+		panic("faults: kind without an availability filter: " + k.Name)
+	}
+	registry[k.Name] = k
+	return k
+}
+
+// Catalog lists every kind, sorted by name. The order is also the order in
+// which kinds are asked at a point, so it is part of determinism.
+func Catalog() []Kind {
+	out := make([]Kind, 0, len(registry))
+	for _, k := range registry {
+		out = append(out, k)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+// Lookup finds a kind by name.
+func Lookup(name string) (Kind, bool) {
+	k, ok := registry[name]
+	return k, ok
+}
+
+// kindRand is the kind's own PRNG stream: turning another kind on or off does
+// not shift this kind's draws.
+func kindRand(seed uint64, name string) *rand.Rand {
+	h := fnv.New64a()
+	_, _ = h.Write([]byte("faults/" + name))
+	return rand.New(rand.NewPCG(seed, h.Sum64()))
+}
+
+// drawMs draws a whole number of milliseconds in [lo, hi].
+func drawMs(rng *rand.Rand, lo, hi int64) int64 {
+	if hi <= lo {
+		return lo
+	}
+	return lo + rng.Int64N(hi-lo+1)
+}
+
+func ms(d time.Duration) int64 { return d.Milliseconds() }
+
+// Where things run. Groups are the simulator's: "replica-N", "worker-<id>",
+// "clients" (gateway clients, which reach the store through the engine's
+// JobStore) and "gateway".
+func isReplica(group string) bool { return strings.HasPrefix(group, "replica-") }
+func isWorker(group string) bool  { return strings.HasPrefix(group, "worker-") }
+func isGateway(group string) bool { return group == "clients" || group == "gateway" }
+
+// isStoreUser reports whether group's store commands are engine code: the
+// scheduler replicas and the gateway's job store.
+func isStoreUser(group string) bool { return isReplica(group) || isGateway(group) }
+
+// replicaIndex parses "replica-N" into N-1.
+func replicaIndex(group string) (int, bool) {
+	n, err := strconv.Atoi(strings.TrimPrefix(group, "replica-"))
+	if !isReplica(group) || err != nil || n < 1 {
+		return 0, false
+	}
+	return n - 1, true
+}
+
+const heartbeatSubject = "sys.heartbeat"
+
+// isJobTraffic is any bus point but worker heartbeats, which have their own kind.
+func isJobTraffic(p *sim.Point) bool { return p.Subject != heartbeatSubject }
+
+// Job states as the engine's transition script names them.
+const (
+	stateScheduled  = "SCHEDULED"
+	stateDispatched = "DISPATCHED"
+	stateRunning    = "RUNNING"
+)
+
+// transition is a call of the engine's compare-and-transition script.
+type transition struct {
+	JobID, From, To, Token string
+}
+
+// engineTransition recognises the engine's transition script from its
+// arguments: EVALSHA sha 4 job:<id> k2 k3 k4 <id> <from> <version> <to> <now>
+// <token> ... (EVAL has the body in place of the sha). Positions are checked
+// defensively: another script with another shape is not a transition.
+func engineTransition(p *sim.Point) (transition, bool) {
+	if p.Kind != sim.PointRedis || (p.Cmd != "evalsha" && p.Cmd != "eval") {
+		return transition{}, false
+	}
+	a := p.Args
+	if len(a) < 11 || fmt.Sprint(a[2]) != "4" {
+		return transition{}, false
+	}
+	id, ok := strings.CutPrefix(fmt.Sprint(a[3]), "job:")
+	if !ok || id == "" || fmt.Sprint(a[7]) != id {
+		return transition{}, false
+	}
+	t := transition{JobID: id, From: fmt.Sprint(a[8]), To: fmt.Sprint(a[10])}
+	if len(a) > 12 {
+		t.Token = fmt.Sprint(a[12])
+	}
+	return t, true
+}
+
+// isTransition matches a replica's transition from `from` ("" any) to `to`.
+func isTransition(p *sim.Point, from, to string) bool {
+	t, ok := engineTransition(p)
+	return ok && isReplica(p.Group) && t.To == to && (from == "" || t.From == from)
+}
+
+// Target is a stable description of a fault point, the part of a plan entry's
+// identity that says where: for Redis the command and first key (the engine's
+// transition script adds from->to, other scripts their short sha), for publish,
+// deliver and ack the subject and job id, for a worker the job id.
+func Target(p *sim.Point) string {
+	switch p.Kind {
+	case sim.PointRedis:
+		if t, ok := engineTransition(p); ok {
+			return fmt.Sprintf("%s %s %s->%s", p.Cmd, p.Key, t.From, t.To)
+		}
+		if (p.Cmd == "evalsha" || p.Cmd == "eval") && len(p.Args) > 1 {
+			sha := fmt.Sprint(p.Args[1])
+			if p.Cmd == "eval" {
+				sum := sha1.Sum([]byte(sha))
+				sha = hex.EncodeToString(sum[:])
+			}
+			if len(sha) > 8 {
+				sha = sha[:8]
+			}
+			return strings.TrimSpace(fmt.Sprintf("%s:%s %s", p.Cmd, sha, p.Key))
+		}
+		return strings.TrimSpace(p.Cmd + " " + p.Key)
+	case sim.PointWorker:
+		return p.JobID
+	default:
+		return strings.TrimSpace(p.Subject + " " + p.JobID)
+	}
+}

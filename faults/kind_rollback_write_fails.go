@@ -1,0 +1,16 @@
+package faults
+
+import "github.com/dispatchsim/dispatchsim/sim"
+
+// RollbackWriteFails: after a failed publish, the engine's rollback
+// DISPATCHED -> SCHEDULED fails before it is applied: the job stays DISPATCHED
+// with nothing published (the rollback-failure branch of the dispatch runbook).
+var RollbackWriteFails = register(Kind{
+	Name:        "RollbackWriteFails",
+	Description: "the publish rollback DISPATCHED -> SCHEDULED fails before it is applied",
+	Timing:      AtPoint,
+	Point:       sim.PointRedis,
+	Effect:      sim.EffectFailBeforeApply,
+	Defaults:    KindOptions{Probability: 0.3},
+	applies:     func(p *sim.Point) bool { return isTransition(p, stateDispatched, stateScheduled) },
+})

@@ -1,0 +1,159 @@
+package scenarios
+
+import (
+	"time"
+
+	"github.com/dispatchsim/dispatchsim/checker"
+	"github.com/dispatchsim/dispatchsim/engine"
+	"github.com/dispatchsim/dispatchsim/faults"
+	"github.com/dispatchsim/dispatchsim/sim"
+)
+
+// often raises every listed kind's probability, so a short scenario sees it.
+func often(p float64, kinds ...faults.Kind) func(faults.Options) faults.Options {
+	return func(o faults.Options) faults.Options {
+		for _, k := range kinds {
+			ko := o.Kinds[k.Name]
+			ko.Probability = p
+			o = o.Enable(k, ko)
+		}
+		return o
+	}
+}
+
+// All is every scenario, in catalog order.
+func All() []Scenario {
+	return []Scenario{
+		{
+			Name:   "dispatch-rollback",
+			Source: "seed 000",
+			Description: "publish failures after DISPATCHED is written roll back to SCHEDULED; DISPATCHED, RUNNING and rollback " +
+				"writes fail. No de-duplication at the broker or the worker: the engine alone must dispatch once",
+			Faults: []faults.Kind{faults.PublishFailsClean, faults.DispatchedWriteFails, faults.DispatchedWriteReplyLost,
+				faults.RunningWriteFails, faults.RollbackWriteFails, faults.RollbackWriteReplyLost},
+			Options: often(0.15, faults.PublishFailsClean, faults.RollbackWriteFails, faults.DispatchedWriteFails),
+			World: func(cfg *sim.Config) {
+				cfg.Bus.Dedup = false
+				cfg.Workers.NoDedup = true
+			},
+			Seeds: SeedRange{First: 1000, Count: 12},
+		},
+		{
+			Name:        "fail-closed-read",
+			Source:      "seed 001",
+			Description: "state reads fail (alone, and while writes work) under redelivery; the engine must never dispatch on an unknown state",
+			Faults:      []faults.Kind{faults.StoreReadFails, faults.StoreReadsFailWritesWork, faults.DeliveryDuplicated, faults.AckLost},
+			Options:     often(0.1, faults.StoreReadFails),
+			Seeds:       SeedRange{First: 2000, Count: 10},
+		},
+		{
+			Name:        "no-pool-mapping-race",
+			Source:      "seed 003",
+			Description: "a topic ships before its pool mapping, which arrives inside the grace window: jobs must still be dispatched",
+			Faults:      []faults.Kind{faults.PoolMappingMissing},
+			Options: func(o faults.Options) faults.Options {
+				return o.Enable(faults.PoolMappingMissing, faults.KindOptions{Probability: 1, DurationMsMin: 2000, DurationMsMax: 15000})
+			},
+			Seeds: SeedRange{First: 3000, Count: 6},
+		},
+		{
+			Name:        "no-pool-mapping-static",
+			Source:      "seed 003",
+			Description: "a topic never gets a pool mapping: its jobs fail after the grace window with no_pool_mapping_topic, never max_scheduling_retries",
+			Faults:      []faults.Kind{faults.PoolMappingMissingStatic},
+			Options: func(o faults.Options) faults.Options {
+				return o.Enable(faults.PoolMappingMissingStatic, faults.KindOptions{Probability: 1})
+			},
+			Seeds: SeedRange{First: 3100, Count: 4},
+		},
+		{
+			Name:        "terminal-resurrection",
+			Source:      "seed 004",
+			Description: "workers report a retryable failure after success, duplicate and late results; acks are lost and deliveries duplicated",
+			Faults: []faults.Kind{faults.WorkerRetryableAfterSuccess, faults.WorkerResultDuplicated, faults.WorkerResultLate,
+				faults.AckLost, faults.DeliveryDuplicated},
+			Options: often(0.2, faults.WorkerRetryableAfterSuccess),
+			Seeds:   SeedRange{First: 4000, Count: 10},
+		},
+		{
+			Name:        "lock-expiry",
+			Source:      "DEF-3",
+			Description: "replicas pause past the lock TTL, crash at yield points and run with skewed clocks: two handlers must never both act on a job",
+			Faults: []faults.Kind{faults.ReplicaPauseBeyondLockTTL, faults.ReplicaCrash, faults.ReplicaCrashAfterApply,
+				faults.ClockSkew, faults.StoreLatency},
+			Options: often(0.01, faults.ReplicaPauseBeyondLockTTL, faults.ReplicaCrash, faults.ReplicaCrashAfterApply),
+			Seeds:   SeedRange{First: 5000, Count: 10},
+		},
+		{
+			Name:        "ambiguous-publish-dedup",
+			Source:      "seed 000",
+			Description: "the broker stores a dispatch but returns an error; its de-duplication window drops the retry's copy",
+			Faults:      []faults.Kind{faults.PublishFailsAfterStored},
+			Options:     often(0.3, faults.PublishFailsAfterStored),
+			Seeds:       SeedRange{First: 6000, Count: 8},
+		},
+		{
+			Name:   "ambiguous-publish-no-dedup",
+			Source: "seed 000",
+			Description: "the same ambiguous publish with de-duplication off at the broker and the worker: exactly-once is impossible " +
+				"by construction, and the harness must say so by finding the duplicate",
+			Faults:  []faults.Kind{faults.PublishFailsAfterStored},
+			Options: often(0.3, faults.PublishFailsAfterStored),
+			World: func(cfg *sim.Config) {
+				cfg.Bus.Dedup = false
+				cfg.Workers.NoDedup = true
+			},
+			ExpectViolation: "exactly_once_publish",
+			Seeds:           SeedRange{First: 6100, Count: 8},
+		},
+		{
+			Name:        "reconciler-vs-late-result",
+			Source:      "reconciler",
+			Description: "short dispatch and running timeouts make the reconciler race late results; neither may overwrite the other",
+			Faults:      []faults.Kind{faults.WorkerResultLate, faults.RunningWriteFails},
+			Options:     often(0.3, faults.WorkerResultLate),
+			World: func(cfg *sim.Config) {
+				cfg.Engine = func(e *engine.Config) {
+					e.DispatchTimeout = 20 * time.Second
+					e.RunningTimeout = 40 * time.Second
+					e.ReconcileInterval = 5 * time.Second
+				}
+			},
+			Spec:  checker.Spec{DispatchTimeout: 20 * time.Second, ReconcileInterval: 5 * time.Second},
+			Seeds: SeedRange{First: 7000, Count: 10},
+		},
+		{
+			Name:        "store-outage",
+			Source:      "DESIGN §4",
+			Description: "the store fails every command for a window, replies are lost after apply, writes fail before apply",
+			Faults: []faults.Kind{faults.StoreOutage, faults.StoreReplyLostAfterApply, faults.StoreWriteFailsBeforeApply,
+				faults.PublishLatency, faults.DeliveryDelayed},
+			Seeds: SeedRange{First: 8000, Count: 8},
+		},
+		{
+			Name:        "worker-failures",
+			Source:      "DESIGN §4",
+			Description: "workers crash mid-job and stop heartbeating; jobs must end (reconciler) and never run twice",
+			Faults:      []faults.Kind{faults.WorkerCrashMidJob, faults.WorkerHeartbeatsStop, faults.ReplicaCrashBeforeAck, faults.ReplicaCrashBeforePublish},
+			Options:     often(0.05, faults.ReplicaCrashBeforePublish, faults.ReplicaCrashBeforeAck),
+			Seeds:       SeedRange{First: 8500, Count: 8},
+		},
+		{
+			Name:        "swarm",
+			Source:      "exploratory",
+			Description: "each seed draws which fault kinds are on and how often (swarm testing)",
+			Swarm:       true,
+			Seeds:       SeedRange{First: 9000, Count: 16},
+		},
+	}
+}
+
+// Lookup finds a scenario by name.
+func Lookup(name string) (Scenario, bool) {
+	for _, s := range All() {
+		if s.Name == name {
+			return s, true
+		}
+	}
+	return Scenario{}, false
+}

@@ -1,0 +1,188 @@
+// Package scenarios names the situations the harness puts the engine in: one
+// per source article's failure mode, a few multi-replica races, and a swarm.
+// A scenario turns a seed into a world (workload, engine settings, faults) and
+// states what a correct engine must show; suites group scenarios with fixed
+// seed ranges. Everything here is deterministic: the seed decides it all.
+package scenarios
+
+import (
+	"fmt"
+	"sort"
+	"time"
+
+	"github.com/dispatchsim/dispatchsim/checker"
+	"github.com/dispatchsim/dispatchsim/engine"
+	"github.com/dispatchsim/dispatchsim/faults"
+	"github.com/dispatchsim/dispatchsim/sim"
+)
+
+// Scenario is one named situation.
+type Scenario struct {
+	Name        string
+	Description string
+	// Source names the article or defect the scenario reproduces.
+	Source string
+	// Faults are the kinds the scenario turns on; each must fire at least once
+	// across a suite's seeds, or the suite fails (a false green).
+	Faults []faults.Kind
+	// Options tunes the kinds (zero: each kind's defaults).
+	Options func(o faults.Options) faults.Options
+	// World adjusts the world for the seed (workload, bus, engine settings).
+	World func(cfg *sim.Config)
+	// Spec is what the checker holds the run to.
+	Spec checker.Spec
+	// ExpectViolation names the checker that must fire on at least one seed of
+	// the range: the scenario demonstrates a property that is impossible by
+	// construction in this configuration, and passes when the harness finds it.
+	ExpectViolation string
+	// Swarm draws the fault mix from the seed instead of Faults.
+	Swarm bool
+	// Seeds is the scenario's range in the release suite.
+	Seeds SeedRange
+}
+
+// SeedRange is a half-open range of seeds [First, First+Count).
+type SeedRange struct {
+	First uint64
+	Count int
+}
+
+// Seeds lists the range's seeds.
+func (r SeedRange) Seeds() []uint64 {
+	out := make([]uint64, r.Count)
+	for i := range out {
+		out[i] = r.First + uint64(i)
+	}
+	return out
+}
+
+// Options returns the scenario's fault options for a seed.
+func (s Scenario) FaultOptions(seed uint64) faults.Options {
+	if s.Swarm {
+		return faults.Swarm(sim.SeedTree{Root: seed}.Child("swarm"))
+	}
+	o := faults.Only(s.Faults...)
+	if s.Options != nil {
+		o = s.Options(o)
+	}
+	return o
+}
+
+// Config builds the world configuration of a seed with the given injector.
+func (s Scenario) Config(seed uint64, inj *faults.Injector) sim.Config {
+	cfg := sim.Config{Seed: seed, Injector: inj, Workload: sim.Workload{Jobs: 30, StatusReads: 20, CancelRate: 0.05}}
+	cfg.Bus.Dedup = true
+	if s.World != nil {
+		s.World(&cfg)
+	}
+	cfg.ReplicaSkew = inj.ReplicaSkew(max(cfg.Replicas, 3))
+	return cfg
+}
+
+// Outcome is one seed's run and verdict.
+type Outcome struct {
+	Scenario string
+	Seed     uint64
+	Checksum uint64
+	Steps    uint64
+	Result   *checker.Result
+	Run      *sim.Result
+	World    *sim.World
+	Plan     faults.Plan
+	Fired    map[string]int
+	Branches map[string]int
+	Wall     time.Duration
+	Check    time.Duration
+}
+
+// Run plays one seed of the scenario and checks it.
+func (s Scenario) Run(seed uint64) *Outcome {
+	return s.run(seed, faults.New(s.FaultOptions(seed), seed))
+}
+
+// RunPlan replays a recorded fault plan on the seed (shrinking, replay).
+func (s Scenario) RunPlan(seed uint64, plan faults.Plan) *Outcome {
+	return s.run(seed, faults.Replay(plan))
+}
+
+func (s Scenario) run(seed uint64, inj *faults.Injector) *Outcome {
+	start := time.Now() // determinism-ok: wall time is a reported figure only
+	cfg := s.Config(seed, inj)
+	w := sim.NewWorld(cfg)
+	res := w.Run()
+	wall := time.Since(start) // determinism-ok: figure
+	r := checker.Check(checker.Input{History: res.History, Final: res.Final, DLQ: res.DLQ, Metrics: w.Metrics(),
+		Spec: s.Spec, RunErr: res.Err})
+	return &Outcome{Scenario: s.Name, Seed: seed, Checksum: res.Checksum, Steps: res.Steps, Result: r, Run: res,
+		World: w, Plan: inj.Plan(), Fired: inj.Fired(), Branches: branches(w), Wall: wall, Check: r.Figures.CheckDuration}
+}
+
+// Violated reports whether the seed broke a property.
+func (o *Outcome) Violated() bool { return o.Result.Failed() }
+
+// HasViolation reports whether the named checker fired.
+func (o *Outcome) HasViolation(name string) bool {
+	for _, v := range o.Result.Violations {
+		if v.Checker == name {
+			return true
+		}
+	}
+	return false
+}
+
+// ReplayLine is the one command that reproduces the seed.
+func ReplayLine(scenario string, seed uint64) string {
+	return fmt.Sprintf("simrun replay --scenario %s --seed %d", scenario, seed)
+}
+
+// branches counts how often the engine reached each risky branch, from its
+// metrics summed over every replica incarnation.
+func branches(w *sim.World) map[string]int {
+	names := map[string]string{
+		"scheduler_dispatch_rollback_total":         "publish_rollback",
+		"scheduler_dispatch_rollback_failure_total": "rollback_failure",
+		"scheduler_state_read_fail_closed_total":    "fail_closed_read",
+		"scheduler_redelivery_skipped_total":        "redelivery_skipped",
+		"scheduler_lock_fenced_total":               "lock_fenced",
+		"scheduler_unknown_write_total":             "unknown_dispatched_write",
+		"scheduler_result_ignored_total":            "result_ignored",
+		"scheduler_reconciler_timeout_total":        "reconciler_timeout",
+	}
+	out := map[string]int{}
+	for _, g := range w.Metrics() {
+		families, err := g.Gather()
+		if err != nil {
+			continue
+		}
+		for _, f := range families {
+			label, ok := names[f.GetName()]
+			if !ok {
+				continue
+			}
+			for _, m := range f.GetMetric() {
+				key := label
+				if f.GetName() == "scheduler_redelivery_skipped_total" {
+					for _, l := range m.GetLabel() {
+						if engine.JobState(l.GetValue()).Terminal() {
+							key = "redelivery_of_terminal"
+						} else {
+							key = "redelivery_in_flight"
+						}
+					}
+				}
+				out[key] += int(m.GetCounter().GetValue())
+			}
+		}
+	}
+	return out
+}
+
+// sortedKeys lists a count map's keys in order.
+func sortedKeys(m map[string]int) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}

@@ -1,0 +1,188 @@
+package scenarios
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+)
+
+// Case is one scenario over a range of seeds.
+type Case struct {
+	Scenario Scenario
+	Seeds    []uint64
+	// Finding names what a pinned regression seed once found.
+	Finding string
+}
+
+// Suite is a named list of cases.
+type Suite struct {
+	Name        string
+	Description string
+	Cases       []Case
+}
+
+// Release is the CI gate: every scenario over its fixed seed range, the
+// regression seeds first.
+func Release() Suite {
+	s := Suite{Name: "release", Description: "every scenario over fixed seed ranges; the CI gate"}
+	s.Cases = append(s.Cases, Regression().Cases...)
+	for _, sc := range All() {
+		s.Cases = append(s.Cases, Case{Scenario: sc, Seeds: sc.Seeds.Seeds()})
+	}
+	return s
+}
+
+// Exploratory is the swarm over a wide seed range, for nightly runs.
+func Exploratory() Suite {
+	sc, _ := Lookup("swarm")
+	return Suite{Name: "exploratory", Description: "swarm testing over 500 seeds",
+		Cases: []Case{{Scenario: sc, Seeds: SeedRange{First: 100_000, Count: 500}.Seeds()}}}
+}
+
+// pinned is a regression seed: a scenario, a seed, and what it found.
+type pinned struct {
+	scenario string
+	seed     uint64
+	finding  string
+}
+
+// regressions are seeds that once found a defect, named after it. They run
+// first in every release.
+var regressions = []pinned{}
+
+// Regression is the pinned seeds.
+func Regression() Suite {
+	s := Suite{Name: "regression", Description: "pinned seeds, named after what they found"}
+	for _, p := range regressions {
+		sc, ok := Lookup(p.scenario)
+		if !ok {
+			panic("scenarios: regression names unknown scenario " + p.scenario)
+		}
+		s.Cases = append(s.Cases, Case{Scenario: sc, Seeds: []uint64{p.seed}, Finding: p.finding})
+	}
+	return s
+}
+
+// Suites lists the suites by name.
+func Suites() []Suite { return []Suite{Release(), Exploratory(), Regression()} }
+
+// LookupSuite finds a suite by name.
+func LookupSuite(name string) (Suite, bool) {
+	for _, s := range Suites() {
+		if s.Name == name {
+			return s, true
+		}
+	}
+	return Suite{}, false
+}
+
+// CaseReport is a case's verdict over its seeds.
+type CaseReport struct {
+	Scenario string
+	Seeds    int
+	Failed   []*Outcome // seeds that broke a property (or, for an expected violation, none did)
+	Fired    map[string]int
+	Branches map[string]int
+	// NeverFired lists declared kinds that fired on no seed: a false green.
+	NeverFired []string
+	// ExpectedFound is set for a scenario with ExpectViolation when a seed found it.
+	ExpectedFound         bool
+	Wall, Check           time.Duration
+	LinUnknown            int
+	TimeoutNeverPublished int
+}
+
+// Passed reports whether the case holds.
+func (r *CaseReport) Passed() bool { return len(r.Failed) == 0 && len(r.NeverFired) == 0 }
+
+// RunCase runs every seed of a case and judges it.
+func RunCase(c Case, each func(*Outcome)) *CaseReport {
+	sc := c.Scenario
+	rep := &CaseReport{Scenario: sc.Name, Seeds: len(c.Seeds), Fired: map[string]int{}, Branches: map[string]int{}}
+	var offenders []*Outcome
+	for _, seed := range c.Seeds {
+		o := sc.Run(seed)
+		if each != nil {
+			each(o)
+		}
+		for k, n := range o.Fired {
+			rep.Fired[k] += n
+		}
+		for k, n := range o.Branches {
+			rep.Branches[k] += n
+		}
+		rep.Wall += o.Wall
+		rep.Check += o.Check
+		rep.TimeoutNeverPublished += o.Result.Figures.TimeoutNeverPublished
+		if o.Result.Linearizability == "unknown" {
+			rep.LinUnknown++
+		}
+		switch {
+		case sc.ExpectViolation == "":
+			if o.Violated() {
+				rep.Failed = append(rep.Failed, o)
+			}
+		case o.HasViolation(sc.ExpectViolation):
+			rep.ExpectedFound = true
+		case o.Violated():
+			offenders = append(offenders, o) // a violation other than the expected one
+		}
+	}
+	rep.Failed = append(rep.Failed, offenders...)
+	for _, k := range sc.Faults {
+		if rep.Fired[k.Name] == 0 {
+			rep.NeverFired = append(rep.NeverFired, k.Name)
+		}
+	}
+	if sc.ExpectViolation != "" && !rep.ExpectedFound {
+		rep.NeverFired = append(rep.NeverFired, "expected violation "+sc.ExpectViolation)
+	}
+	return rep
+}
+
+// Describe is a failing case's explanation: each failing seed with its
+// violations and the line that reproduces it.
+func (r *CaseReport) Describe() string {
+	var b strings.Builder
+	for _, o := range r.Failed {
+		fmt.Fprintf(&b, "%s seed %d:\n%s  replay: %s\n", r.Scenario, o.Seed, indent(o.Result.Summary()), ReplayLine(r.Scenario, o.Seed))
+	}
+	for _, k := range r.NeverFired {
+		fmt.Fprintf(&b, "%s: declared %s never fired over %d seeds\n", r.Scenario, k, r.Seeds)
+	}
+	return b.String()
+}
+
+func indent(s string) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	for i := range lines {
+		lines[i] = "  " + lines[i]
+	}
+	return strings.Join(lines, "\n") + "\n"
+}
+
+// Coverage merges case reports into one table of fault kinds and branches.
+func Coverage(reps []*CaseReport) (fired, branches map[string]int) {
+	fired, branches = map[string]int{}, map[string]int{}
+	for _, r := range reps {
+		for k, n := range r.Fired {
+			fired[k] += n
+		}
+		for k, n := range r.Branches {
+			branches[k] += n
+		}
+	}
+	return fired, branches
+}
+
+// FormatCounts renders a count map as sorted "name=n" pairs.
+func FormatCounts(m map[string]int) string {
+	keys := sortedKeys(m)
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = fmt.Sprintf("%s=%d", k, m[k])
+	}
+	sort.Strings(parts)
+	return strings.Join(parts, " ")
+}
