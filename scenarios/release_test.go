@@ -10,6 +10,7 @@ import (
 func runSuite(t *testing.T, s Suite) {
 	var reps []*CaseReport
 	var wall, check time.Duration
+	seeds, blind := 0, 0
 	for _, c := range s.Cases {
 		name := c.Scenario.Name
 		if c.Finding != "" {
@@ -20,6 +21,8 @@ func runSuite(t *testing.T, s Suite) {
 			reps = append(reps, rep)
 			wall += rep.Wall
 			check += rep.Check
+			seeds += rep.Seeds
+			blind += rep.TimeoutNeverPublished
 			if !rep.Passed() {
 				t.Errorf("%s", rep.Describe())
 			}
@@ -30,6 +33,7 @@ func runSuite(t *testing.T, s Suite) {
 		})
 	}
 	fired, branches := Coverage(reps)
+	t.Logf("suite %s: %d seeds; jobs that ended TIMEOUT never published: %d", s.Name, seeds, blind)
 	t.Logf("suite %s: fault coverage: %s", s.Name, FormatCounts(fired))
 	t.Logf("suite %s: branches reached: %s", s.Name, FormatCounts(branches))
 	if wall > 0 {
