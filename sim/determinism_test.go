@@ -57,7 +57,7 @@ func (c *chaos) SetupWorld(w *World) {
 func chaosWorld(seed uint64, keep bool) *World {
 	return NewWorld(Config{Seed: seed, KeepTrace: keep, Injector: newChaos(seed, 0.02),
 		ReplicaSkew: []time.Duration{0, 150 * time.Millisecond, -80 * time.Millisecond},
-		Workload:    Workload{Jobs: 20, StatusReads: 10, CancelRate: 0.1, Topics: []string{"default", "gpu"}}})
+		Workload:    Workload{Jobs: 20, StatusReads: 10, CancelRate: 0.1, Topics: []string{"default", "gpu"}, Runs: 8}})
 }
 
 // Same seed, same code: same checksum and the same trace bytes, for many seeds,

@@ -60,6 +60,14 @@ type Workload struct {
 	Topics       []string      // drawn uniformly (default: "default")
 	StatusReads  int           // status reads by clients, spread over the fault phase
 	CancelRate   float64       // share of jobs a client later cancels
+	// Runs are workflow-run starts (POST /workflows/{id}/runs) spread over the
+	// submit window; each uses one of RunKeys idempotency keys, so keys repeat.
+	Runs    int
+	RunKeys int // distinct idempotency keys (default Runs/2)
+	// RunLimit is the org's max concurrent runs (default 1: seed 002's setting).
+	RunLimit int
+	// RunDuration is how long an admitted run lasts before it completes (30s).
+	RunDuration time.Duration
 }
 
 func (c Config) withDefaults() Config {
@@ -139,6 +147,7 @@ type World struct {
 	replicas []*replica
 	workers  []*worker
 	gateway  *engine.JobStore
+	admit    *engine.Admission
 	healing  bool
 
 	// bookkeeping for the stop condition
@@ -168,7 +177,14 @@ func NewWorld(cfg Config) *World {
 	w.store = newStore(w, cfg.Seed)
 	w.k.onStall = w.store.mr.Close
 	w.bus = newBus(w, cfg.Bus, seeds.Child("bus"))
-	w.gateway = engine.NewJobStore(w.store.client("gateway"), w.k.NewClock("gateway", 0))
+	gwClient := w.store.client("gateway")
+	w.gateway = engine.NewJobStore(gwClient, w.k.NewClock("gateway", 0))
+	admit, err := engine.NewAdmission(engine.AdmissionConfig{Redis: gwClient, Clock: w.k.NewClock("gateway", 0),
+		Random: seeds.Child("gateway"), DefaultOrgRunLimit: max(cfg.Workload.RunLimit, 1)})
+	if err != nil {
+		panic(fmt.Sprintf("sim: gateway admission: %v", err)) // a harness bug, not an input error
+	}
+	w.admit = admit
 	for i := range cfg.Replicas {
 		w.replicas = append(w.replicas, &replica{name: fmt.Sprintf("replica-%d", i+1), index: i})
 	}
@@ -361,6 +377,9 @@ func (w *World) scheduleWorkload() {
 			})
 		}
 	}
+	if wl.Runs > 0 {
+		w.scheduleRuns(rng)
+	}
 	for i := range wl.StatusReads {
 		id := fmt.Sprintf("j-%d", rng.IntN(wl.Jobs)+1)
 		at := time.Duration(rng.Int64N(int64(w.cfg.FaultPhase)))
@@ -370,6 +389,63 @@ func (w *World) scheduleWorkload() {
 			w.k.Spawn("clients", fmt.Sprintf("status-%d", i), func(ctx context.Context) { w.status(ctx, client, id) })
 		})
 	}
+}
+
+// workflowOrg and workflowID name the one workflow the run clients start.
+const (
+	workflowOrg = "org-1"
+	workflowID  = "wf-1"
+)
+
+// scheduleRuns plans workflow-run starts: clients reuse idempotency keys (a
+// retry after a timeout or a 429), and each admitted run completes after
+// RunDuration, freeing its slot.
+func (w *World) scheduleRuns(rng *rand.Rand) {
+	wl := w.cfg.Workload
+	keys := wl.RunKeys
+	if keys == 0 {
+		keys = max(wl.Runs/2, 1)
+	}
+	w.clientsPending++
+	w.k.At(0, func() {
+		w.k.Spawn("clients", "register-workflow", func(ctx context.Context) {
+			defer func() { w.clientsPending-- }()
+			_ = w.admit.RegisterWorkflow(ctx, workflowOrg, workflowID)
+		})
+	})
+	for i := range wl.Runs {
+		key := fmt.Sprintf("key-%d", rng.IntN(keys)+1)
+		at := time.Second + time.Duration(rng.Int64N(int64(wl.SubmitWindow)))
+		client := wl.Jobs + wl.StatusReads + i
+		w.clientsPending++
+		w.k.At(at, func() {
+			w.k.Spawn("clients", fmt.Sprintf("start-run-%d", i), func(ctx context.Context) { w.startRun(ctx, client, key) })
+		})
+	}
+}
+
+func (w *World) startRun(ctx context.Context, client int, key string) {
+	defer func() { w.clientsPending-- }()
+	payload := []byte(`{"input":"` + key + `"}`)
+	op := ClientOp{Client: client, Kind: OpStartRun, Key: key, Input: string(payload), Call: w.k.now, CallStep: w.k.step}
+	res := w.admit.StartRun(ctx, workflowOrg, workflowID, key, payload)
+	op.Return, op.RetStep, op.Status, op.Output = w.k.now, w.k.step, res.Status, res.RunID
+	// A 5xx may hide an applied reservation or run: its outcome is unknown.
+	op.Unknown = res.Status >= 500
+	w.hist.Ops = append(w.hist.Ops, op)
+	if res.Status != 200 || res.Replayed {
+		return
+	}
+	w.clientsPending++
+	a := ActorOf(ctx)
+	a.SleepUntil(w.k.now + max(w.cfg.Workload.RunDuration, 30*time.Second))
+	for try := 0; try < 5; try++ {
+		if err := w.admit.CompleteRun(ctx, workflowOrg, res.RunID, engine.RunSucceeded); err == nil {
+			break
+		}
+		a.SleepUntil(w.k.now + time.Second)
+	}
+	w.clientsPending--
 }
 
 // submit publishes a job request, retrying a refused publish a few times as a

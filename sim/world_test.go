@@ -22,3 +22,28 @@ func TestWorldRunsJobsToTheEndWithoutFaults(t *testing.T) {
 	require.Len(t, res.History.Executions, 50)
 	t.Logf("steps=%d lines=%d redis=%+v end=%s", res.Steps, w.Trace().Lines(), res.History.Redis, fmtTime(res.History.End))
 }
+
+// Gateway clients start workflow runs with repeating idempotency keys under a
+// limit of one concurrent run: every 200 for a key names one run.
+func TestWorldStartsWorkflowRuns(t *testing.T) {
+	w := NewWorld(Config{Seed: 5, Workload: Workload{Jobs: 2, Runs: 12, RunKeys: 4}})
+	res := w.Run()
+	require.NoError(t, res.Err)
+	statuses := map[int]int{}
+	byKey := map[string]string{}
+	for _, op := range res.History.Ops {
+		if op.Kind != OpStartRun {
+			continue
+		}
+		statuses[op.Status]++
+		if op.Status == 200 {
+			if prev, ok := byKey[op.Key]; ok {
+				require.Equal(t, prev, op.Output, "key %s named two runs", op.Key)
+			}
+			byKey[op.Key] = op.Output
+		}
+	}
+	require.Equal(t, 12, statuses[200]+statuses[429]+statuses[409]+statuses[503]+statuses[500])
+	require.NotZero(t, statuses[200])
+	require.NotZero(t, statuses[429], "the limit of one run rejected some: %v", statuses)
+}
