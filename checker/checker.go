@@ -228,8 +228,6 @@ func checkAssumptions(c *run) {
 	}
 }
 
-func sortStrings(s []string) { sort.Strings(s) }
-
 // mentions reports whether target names job as a whole token ("job:j-1",
 // "worker.w1.jobs j-1"), so j-1 does not match j-10.
 func mentions(target, job string) bool {

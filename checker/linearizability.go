@@ -1,6 +1,8 @@
 package checker
 
 import (
+	"sort"
+
 	"github.com/anishathalye/porcupine"
 
 	"github.com/dispatchsim/dispatchsim/model"
@@ -78,7 +80,7 @@ func checkLinearizability(c *run) {
 	for k := range hist {
 		keys = append(keys, k)
 	}
-	sortStrings(keys)
+	sort.Strings(keys)
 	for _, id := range keys {
 		ops := hist[id]
 		res, info := porcupine.CheckOperationsVerbose(model.JobLifecycle, ops, c.spec.LinearizabilityTimeout)

@@ -56,7 +56,7 @@ func (r SeedRange) Seeds() []uint64 {
 	return out
 }
 
-// Options returns the scenario's fault options for a seed.
+// FaultOptions returns the scenario's fault options for a seed.
 func (s Scenario) FaultOptions(seed uint64) faults.Options {
 	if s.Swarm {
 		return faults.Swarm(sim.SeedTree{Root: seed}.Child("swarm"))
