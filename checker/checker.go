@@ -39,8 +39,10 @@ type Input struct {
 	History *sim.History
 	Final   map[string]map[string]string // job id -> stored hash at the end
 	DLQ     map[string]engine.DLQEntry
-	Metrics []prometheus.Gatherer // every incarnation of every replica
-	Spec    Spec
+	// Admission is the run admission state left in the store.
+	Admission sim.AdmissionSnapshot
+	Metrics   []prometheus.Gatherer // every incarnation of every replica
+	Spec      Spec
 	// RunErr is a kernel failure (deadlock, stall, panic): an assumption failure.
 	RunErr error
 }
@@ -182,13 +184,7 @@ func (c *run) faultsBefore(job string, step uint64) []uint64 {
 func Check(in Input) *Result {
 	start := time.Now() // determinism-ok: measures the checker's own cost, never feeds a decision
 	c := &run{in: in, spec: in.Spec.withDefaults(), out: &Result{}, jobStates: map[string][]sim.StateChange{}}
-	for _, s := range in.History.States {
-		if _, ok := c.jobStates[s.JobID]; !ok {
-			c.jobIDs = append(c.jobIDs, s.JobID)
-		}
-		c.jobStates[s.JobID] = append(c.jobStates[s.JobID], s)
-	}
-	sort.Strings(c.jobIDs)
+	c.indexStates()
 	c.out.Figures.Jobs = len(in.History.Submitted)
 
 	checkAssumptions(c)
@@ -210,6 +206,27 @@ func Check(in Input) *Result {
 	})
 	c.out.Figures.CheckDuration = time.Since(start) // determinism-ok: a figure, not a decision
 	return c.out
+}
+
+// CheckInvariants judges only the safety properties that hold at every moment
+// of a run (exactly-once publish and execution, no resurrection, the
+// transition graph), so a driver can assert them after each step.
+func CheckInvariants(in Input) []Violation {
+	c := &run{in: in, spec: in.Spec.withDefaults(), out: &Result{}, jobStates: map[string][]sim.StateChange{}}
+	c.indexStates()
+	checkExactlyOnce(c)
+	checkNoResurrection(c)
+	return c.out.Violations
+}
+
+func (c *run) indexStates() {
+	for _, s := range c.in.History.States {
+		if _, ok := c.jobStates[s.JobID]; !ok {
+			c.jobIDs = append(c.jobIDs, s.JobID)
+		}
+		c.jobStates[s.JobID] = append(c.jobStates[s.JobID], s)
+	}
+	sort.Strings(c.jobIDs)
 }
 
 func layerIndex(l Layer) int {

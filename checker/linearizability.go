@@ -1,8 +1,6 @@
 package checker
 
 import (
-	"sort"
-
 	"github.com/anishathalye/porcupine"
 
 	"github.com/dispatchsim/dispatchsim/model"
@@ -71,37 +69,40 @@ func jobHistories(h *sim.History, jobStates map[string][]sim.StateChange, ids []
 	return out
 }
 
-// checkLinearizability checks every job's history against the lifecycle model,
-// each partition within the time budget.
+// checkLinearizability checks every job's history against the lifecycle model
+// and every idempotency key's against run admission, each partition within
+// the time budget.
 func checkLinearizability(c *run) {
 	hist := jobHistories(c.in.History, c.jobStates, c.jobIDs)
 	c.out.Linearizability = LinOk
-	keys := make([]string, 0, len(hist))
-	for k := range hist {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, id := range keys {
+	for _, id := range sortedKeys(hist) {
 		ops := hist[id]
 		res, info := porcupine.CheckOperationsVerbose(model.JobLifecycle, ops, c.spec.LinearizabilityTimeout)
 		p := Partition{Kind: "job", Key: id, Ops: len(ops), Model: model.JobLifecycle, History: ops, Info: info}
-		switch res {
-		case porcupine.Ok:
-			p.Outcome = LinOk
-		case porcupine.Illegal:
-			p.Outcome = LinIllegal
-			c.out.Linearizability = LinIllegal
-			step := lastStep(c.jobStates[id])
-			c.violate(LayerLinearization, "job_lifecycle", id, step, c.in.History.End,
+		p.Outcome = c.judgePartition(res)
+		if p.Outcome == LinIllegal {
+			c.violate(LayerLinearization, "job_lifecycle", id, lastStep(c.jobStates[id]), c.in.History.End,
 				"job %s: the clients' reads and the store's commits have no linearization", id)
-		default:
-			p.Outcome = LinUnknown
-			if c.out.Linearizability == LinOk {
-				c.out.Linearizability = LinUnknown
-			}
 		}
 		c.out.Partitions = append(c.out.Partitions, p)
 	}
+	checkRunAdmission(c)
+}
+
+// judgePartition folds one partition's verdict into the run's: Illegal wins,
+// then Unknown, which is never a pass.
+func (c *run) judgePartition(res porcupine.CheckResult) LinOutcome {
+	switch res {
+	case porcupine.Ok:
+		return LinOk
+	case porcupine.Illegal:
+		c.out.Linearizability = LinIllegal
+		return LinIllegal
+	}
+	if c.out.Linearizability == LinOk {
+		c.out.Linearizability = LinUnknown
+	}
+	return LinUnknown
 }
 
 func lastStep(changes []sim.StateChange) uint64 {

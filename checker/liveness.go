@@ -44,6 +44,7 @@ func checkLiveness(c *run) {
 			}
 		}
 	}
+	checkRunKeysLive(c)
 	c.out.Figures.TimeoutNeverPublished = timeoutNeverPublished(c)
 }
 

@@ -265,6 +265,9 @@ redis.call('ZREM', KEYS[2], ARGV[1])
 return 1`)
 )
 
+// Config is the configuration in force, defaults filled in.
+func (a *Admission) Config() AdmissionConfig { return a.cfg }
+
 // RegisterWorkflow records that workflowID belongs to org. Registering it again for
 // the same org is a no-op; for another org it fails with ErrWorkflowOrgConflict.
 func (a *Admission) RegisterWorkflow(ctx context.Context, org, workflowID string) error {

@@ -79,6 +79,11 @@ func namedPoints() map[string]*sim.Point {
 		"worker ack":            busPoint(sim.PointAck, "worker-w1", "worker.w1.jobs", "j-1"),
 		"replica heartbeat ack": busPoint(sim.PointAck, "replica-1", "sys.heartbeat", ""),
 		"worker finished":       {Kind: sim.PointWorker, Group: "worker-w2", JobID: "j-1"},
+		"gateway reserve":       redisPoint("gateway", "evalsha", true, "cccc", 2, "wf:run:idempotency:k1", "wf:run:reservations", "r1|fp", "k1", "1767225600000"),
+		"gateway takeover":      redisPoint("gateway", "evalsha", true, "dddd", 3, "wf:run:idempotency:k1", "wf:run:reservations", "wf:run:r0", "r0|fp", "r1|fp", "k1", "1767225600000"),
+		"gateway release":       redisPoint("gateway", "evalsha", true, "eeee", 2, "wf:run:idempotency:k1", "wf:run:reservations", "r1|fp", "k1"),
+		"gateway create run":    redisPoint("gateway", "evalsha", true, "ffff", 4, "wf:run:r1", "wf:runs:active:o", "wf:run:idempotency:k1", "wf:run:reservations", "o", "wf", "fp", "1", "{}", "1", "r1", "r1|fp", "k1"),
+		"gateway hget":          redisPoint("gateway", "hget", false, "wf:def:wf-1", "org"),
 	}
 }
 
@@ -87,44 +92,47 @@ var (
 		"rollback", "timeout unfenced", "lock renew script", "other 4-key script"}
 	replicaWrites = []string{"replica hset", "create pending", "schedule", "dispatch", "running", "rollback",
 		"timeout unfenced", "lock renew script", "other 4-key script"}
-	storeAll   = append(append([]string{}, replicaRedis...), "client hget", "client set")
-	storeReads = []string{"replica hget", "client hget"}
-	jobPublish = []string{"replica publish", "client publish", "worker result publish"}
-	jobDeliver = []string{"deliver to replica"}
-	jobAcks    = []string{"replica ack", "worker ack"}
-	worker     = []string{"worker finished"}
+	gatewayWrites = []string{"gateway reserve", "gateway takeover", "gateway release", "gateway create run"}
+	storeAll      = append(append(append([]string{}, replicaRedis...), "client hget", "client set", "gateway hget"), gatewayWrites...)
+	storeReads    = []string{"replica hget", "client hget", "gateway hget"}
+	jobPublish    = []string{"replica publish", "client publish", "worker result publish"}
+	jobDeliver    = []string{"deliver to replica"}
+	jobAcks       = []string{"replica ack", "worker ack"}
+	worker        = []string{"worker finished"}
 )
 
 // Each kind applies exactly at the points listed, and nowhere else.
 func TestAvailabilityFilters(t *testing.T) {
 	want := map[string][]string{
-		"StoreWriteFailsBeforeApply":  replicaWrites,
-		"StoreReplyLostAfterApply":    replicaWrites,
-		"StoreReadFails":              storeReads,
-		"StoreLatency":                storeAll,
-		"StoreOutage":                 storeAll,
-		"StoreReadsFailWritesWork":    storeReads,
-		"DispatchedWriteFails":        {"dispatch"},
-		"DispatchedWriteReplyLost":    {"dispatch"},
-		"RunningWriteFails":           {"running"},
-		"RollbackWriteFails":          {"rollback"},
-		"RollbackWriteReplyLost":      {"rollback"},
-		"PublishFailsClean":           jobPublish,
-		"PublishFailsAfterStored":     jobPublish,
-		"PublishLatency":              jobPublish,
-		"DeliveryDuplicated":          jobDeliver,
-		"DeliveryDelayed":             jobDeliver,
-		"AckLost":                     jobAcks,
-		"ReplicaCrash":                replicaRedis,
-		"ReplicaCrashAfterApply":      replicaWrites,
-		"ReplicaCrashBeforePublish":   {"replica publish"},
-		"ReplicaCrashBeforeAck":       {"replica ack"},
-		"ReplicaPauseBeyondLockTTL":   {"create pending", "schedule", "dispatch", "running", "rollback"},
-		"WorkerCrashMidJob":           worker,
-		"WorkerResultDuplicated":      worker,
-		"WorkerResultLate":            worker,
-		"WorkerRetryableAfterSuccess": worker,
-		"WorkerHeartbeatsStop":        {"worker heartbeat"},
+		"StoreWriteFailsBeforeApply":     replicaWrites,
+		"StoreReplyLostAfterApply":       replicaWrites,
+		"StoreReadFails":                 storeReads,
+		"StoreLatency":                   storeAll,
+		"StoreOutage":                    storeAll,
+		"StoreReadsFailWritesWork":       storeReads,
+		"DispatchedWriteFails":           {"dispatch"},
+		"DispatchedWriteReplyLost":       {"dispatch"},
+		"RunningWriteFails":              {"running"},
+		"RollbackWriteFails":             {"rollback"},
+		"RollbackWriteReplyLost":         {"rollback"},
+		"PublishFailsClean":              jobPublish,
+		"PublishFailsAfterStored":        jobPublish,
+		"PublishLatency":                 jobPublish,
+		"DeliveryDuplicated":             jobDeliver,
+		"DeliveryDelayed":                jobDeliver,
+		"AckLost":                        jobAcks,
+		"ReplicaCrash":                   replicaRedis,
+		"ReplicaCrashAfterApply":         replicaWrites,
+		"ReplicaCrashBeforePublish":      {"replica publish"},
+		"ReplicaCrashBeforeAck":          {"replica ack"},
+		"ReplicaPauseBeyondLockTTL":      {"create pending", "schedule", "dispatch", "running", "rollback"},
+		"WorkerCrashMidJob":              worker,
+		"WorkerResultDuplicated":         worker,
+		"WorkerResultLate":               worker,
+		"WorkerRetryableAfterSuccess":    worker,
+		"WorkerHeartbeatsStop":           {"worker heartbeat"},
+		"GatewayCrashAfterReserve":       {"gateway reserve", "gateway takeover"},
+		"AdmissionWriteFailsBeforeApply": gatewayWrites,
 		// Setup kinds act on the world, never at a point.
 		"ClockSkew":                nil,
 		"PoolMappingMissing":       nil,

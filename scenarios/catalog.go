@@ -67,6 +67,25 @@ func All() []Scenario {
 			Seeds: SeedRange{First: 3100, Count: 4},
 		},
 		{
+			Name:   "idempotency-reservation",
+			Source: "seed 002",
+			Description: "workflow runs under max concurrent runs 1: keys are reserved before the capacity check, so every " +
+				"429 must free its key; admission writes and reads fail, so cleanups fail too",
+			Faults:  []faults.Kind{faults.AdmissionWriteFailsBeforeApply, faults.StoreReadFails},
+			Options: often(0.05, faults.StoreReadFails),
+			World:   admissionWorld,
+			Seeds:   SeedRange{First: 2500, Count: 8},
+		},
+		{
+			Name:   "admission-crash",
+			Source: "seed 002",
+			Description: "the gateway dies between reserving an idempotency key and creating the run; the client retries " +
+				"with the same key and must get one run, and the orphaned reservation must not block the key for good",
+			Faults: []faults.Kind{faults.GatewayCrashAfterReserve},
+			World:  admissionWorld,
+			Seeds:  SeedRange{First: 2600, Count: 8},
+		},
+		{
 			Name:        "terminal-resurrection",
 			Source:      "seed 004",
 			Description: "workers report a retryable failure after success, duplicate and late results; acks are lost and deliveries duplicated",
@@ -141,9 +160,13 @@ func All() []Scenario {
 		{
 			Name:        "swarm",
 			Source:      "exploratory",
-			Description: "each seed draws which fault kinds are on and how often (swarm testing)",
+			Description: "each seed draws which fault kinds are on and how often (swarm testing), with jobs and workflow runs",
 			Swarm:       true,
-			Seeds:       SeedRange{First: 9000, Count: 16},
+			World: func(cfg *sim.Config) {
+				cfg.Workload.Runs = 8
+				cfg.Workload.RunLimit = 2
+			},
+			Seeds: SeedRange{First: 9000, Count: 16},
 		},
 	}
 }
@@ -156,4 +179,14 @@ func Lookup(name string) (Scenario, bool) {
 		}
 	}
 	return Scenario{}, false
+}
+
+// admissionWorld is a light job load with many workflow-run starts that share
+// idempotency keys under one concurrent run per org.
+func admissionWorld(cfg *sim.Config) {
+	cfg.Workload.Jobs = 8
+	cfg.Workload.StatusReads = 4
+	cfg.Workload.Runs = 16
+	cfg.Workload.RunKeys = 6
+	cfg.Workload.RunLimit = 1
 }

@@ -10,6 +10,8 @@ import (
 	"sort"
 	"time"
 
+	dto "github.com/prometheus/client_model/go"
+
 	"github.com/dispatchsim/dispatchsim/checker"
 	"github.com/dispatchsim/dispatchsim/engine"
 	"github.com/dispatchsim/dispatchsim/faults"
@@ -97,21 +99,37 @@ type Outcome struct {
 
 // Run plays one seed of the scenario and checks it.
 func (s Scenario) Run(seed uint64) *Outcome {
-	return s.run(seed, faults.New(s.FaultOptions(seed), seed))
+	return s.run(seed, s.Injector(seed, nil), false)
 }
 
 // RunPlan replays a recorded fault plan on the seed (shrinking, replay).
 func (s Scenario) RunPlan(seed uint64, plan faults.Plan) *Outcome {
-	return s.run(seed, faults.Replay(plan))
+	return s.run(seed, faults.Replay(plan), false)
 }
 
-func (s Scenario) run(seed uint64, inj *faults.Injector) *Outcome {
+// RunTraced is Run (or, with a plan, RunPlan) keeping the trace text, for
+// reports and replays; the checksum is the same either way.
+func (s Scenario) RunTraced(seed uint64, plan *faults.Plan) *Outcome {
+	return s.run(seed, s.Injector(seed, plan), true)
+}
+
+// Injector is the seed's fault injector: the scenario's options, or a
+// recorded plan when one is given.
+func (s Scenario) Injector(seed uint64, plan *faults.Plan) *faults.Injector {
+	if plan != nil {
+		return faults.Replay(*plan)
+	}
+	return faults.New(s.FaultOptions(seed), seed)
+}
+
+func (s Scenario) run(seed uint64, inj *faults.Injector, keepTrace bool) *Outcome {
 	start := time.Now() // determinism-ok: wall time is a reported figure only
 	cfg := s.Config(seed, inj)
+	cfg.KeepTrace = keepTrace
 	w := sim.NewWorld(cfg)
 	res := w.Run()
 	wall := time.Since(start) // determinism-ok: figure
-	r := checker.Check(checker.Input{History: res.History, Final: res.Final, DLQ: res.DLQ, Metrics: w.Metrics(),
+	r := checker.Check(checker.Input{History: res.History, Final: res.Final, DLQ: res.DLQ, Admission: res.Admission, Metrics: w.Metrics(),
 		Spec: s.Spec, RunErr: res.Err})
 	return &Outcome{Scenario: s.Name, Seed: seed, Checksum: res.Checksum, Steps: res.Steps, Result: r, Run: res,
 		World: w, Plan: inj.Plan(), Fired: inj.Fired(), Branches: branches(w), Wall: wall, Check: r.Figures.CheckDuration}
@@ -147,9 +165,11 @@ func branches(w *sim.World) map[string]int {
 		"scheduler_unknown_write_total":             "unknown_dispatched_write",
 		"scheduler_result_ignored_total":            "result_ignored",
 		"scheduler_reconciler_timeout_total":        "reconciler_timeout",
+		"gateway_run_admission_total":               "run_429_cleanup",
+		"gateway_idempotency_cleanup_failure_total": "idempotency_cleanup_failure",
 	}
 	out := map[string]int{}
-	for _, g := range w.Metrics() {
+	for _, g := range append(w.Metrics(), w.GatewayMetrics()) {
 		families, err := g.Gather()
 		if err != nil {
 			continue
@@ -161,6 +181,9 @@ func branches(w *sim.World) map[string]int {
 			}
 			for _, m := range f.GetMetric() {
 				key := label
+				if f.GetName() == "gateway_run_admission_total" && !hasLabel(m, "code", "429") {
+					continue
+				}
 				if f.GetName() == "scheduler_redelivery_skipped_total" {
 					for _, l := range m.GetLabel() {
 						if engine.JobState(l.GetValue()).Terminal() {
@@ -175,6 +198,15 @@ func branches(w *sim.World) map[string]int {
 		}
 	}
 	return out
+}
+
+func hasLabel(m *dto.Metric, name, value string) bool {
+	for _, l := range m.GetLabel() {
+		if l.GetName() == name && l.GetValue() == value {
+			return true
+		}
+	}
+	return false
 }
 
 // sortedKeys lists a count map's keys in order.

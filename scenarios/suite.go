@@ -48,8 +48,17 @@ type pinned struct {
 }
 
 // regressions are seeds that once found a defect, named after it. They run
-// first in every release.
-var regressions = []pinned{}
+// first in every release. Each was found by the harness against the engine
+// with one guard taken out, and fails again if that guard goes.
+var regressions = []pinned{
+	// The 429 path returned without deleting its reservation: the retry got
+	// 409 "in flight" from a key nobody held (run_key_blocked).
+	{scenario: "idempotency-reservation", seed: 92500, finding: "429-leaves-key-reserved"},
+	// With no stale takeover and no sweeper, a gateway crash between the
+	// reservation and the run poisoned the key for good
+	// (run_key_reserved_without_run, run_key_never_admitted).
+	{scenario: "admission-crash", seed: 92600, finding: "crashed-reservation-never-reclaimed"},
+}
 
 // Regression is the pinned seeds.
 func Regression() Suite {

@@ -50,6 +50,8 @@ type Bus struct {
 	seq  uint64
 	// inflight counts deliveries not yet settled (acked, dropped or terminated).
 	inflight int
+	// unsettled are the deliveries a handler holds, by actor name, for inspection.
+	unsettled map[string]InFlight
 }
 
 type subscription struct {
@@ -75,7 +77,7 @@ type message struct {
 }
 
 func newBus(w *World, cfg BusConfig, rng *rand.Rand) *Bus {
-	return &Bus{w: w, cfg: cfg.withDefaults(), rng: rng, seen: map[string]time.Duration{}}
+	return &Bus{w: w, cfg: cfg.withDefaults(), rng: rng, seen: map[string]time.Duration{}, unsettled: map[string]InFlight{}}
 }
 
 // Subscribe adds a consumer. Subscriptions of a crashed group receive nothing
@@ -243,10 +245,13 @@ func (b *Bus) spawnDelivery(m *message, queue string, sub *subscription, count i
 	settled := false
 	b.inflight++
 	name := fmt.Sprintf("%s#%d.%d", m.subject, m.seq, count)
+	b.unsettled[name] = InFlight{Subject: m.subject, MsgID: m.id, JobID: m.jobID, Queue: queue, Delivery: count,
+		Group: sub.group, Since: k.now}
 	k.addTimer(k.now+b.cfg.AckWait, nil, func() {
 		if !settled {
 			settled = true
 			b.inflight--
+			delete(b.unsettled, name)
 			k.tracef("bus", "ack wait expired %s#%d", m.subject, m.seq)
 			b.deliver(m, queue, count+1)
 		}
@@ -274,6 +279,7 @@ func (b *Bus) spawnDelivery(m *message, queue string, sub *subscription, count i
 		}
 		settled = true
 		b.inflight--
+		delete(b.unsettled, name)
 		if delay, nak := engine.AsRetryAfter(err); nak {
 			k.tracef(a.name, "nak %s#%d delay=%s", m.subject, m.seq, delay)
 			b.inflight++

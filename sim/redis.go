@@ -72,6 +72,20 @@ func (s *store) client(group string) *redis.Client {
 	return c
 }
 
+// hash reads a whole hash straight from miniredis (no client, no yield); ok is
+// false when key holds no hash.
+func (s *store) hash(key string) (map[string]string, bool) {
+	fields, err := s.mr.HKeys(key)
+	if err != nil {
+		return nil, false
+	}
+	h := make(map[string]string, len(fields))
+	for _, f := range fields {
+		h[f] = s.mr.HGet(key, f)
+	}
+	return h, true
+}
+
 func (s *store) close() {
 	for _, c := range s.clients {
 		_ = c.Close()

@@ -28,6 +28,8 @@ type Config struct {
 	Workload    Workload
 	// Engine adjusts each replica's engine configuration (timeouts, retry caps).
 	Engine func(*engine.Config)
+	// Admission adjusts the gateway's run admission configuration.
+	Admission func(*engine.AdmissionConfig)
 	// ReplicaSkew shifts replica i's clock (missing entries: none).
 	ReplicaSkew []time.Duration
 	// ReplicaRestartAfter is how long a crashed replica stays down (20s).
@@ -68,6 +70,9 @@ type Workload struct {
 	RunLimit int
 	// RunDuration is how long an admitted run lasts before it completes (30s).
 	RunDuration time.Duration
+	// Scripted plans nothing: a driver submits, reads, cancels and starts runs
+	// through the World's methods between calls to Advance.
+	Scripted bool
 }
 
 func (c Config) withDefaults() Config {
@@ -148,12 +153,19 @@ type World struct {
 	workers  []*worker
 	gateway  *engine.JobStore
 	admit    *engine.Admission
-	healing  bool
+	admitCfg engine.AdmissionConfig
+	// gatewayRegistry holds the gateway's admission metrics.
+	gatewayRegistry *prometheus.Registry
+	healing         bool
 
 	// bookkeeping for the stop condition
 	clientsPending int
-	nonTerminal    map[string]bool
-	allEndedAt     time.Duration
+	stopWatch      func()
+	runsStarted    bool
+	// scriptedClients numbers the clients a driver starts.
+	scriptedClients int
+	nonTerminal     map[string]bool
+	allEndedAt      time.Duration
 }
 
 type replica struct {
@@ -179,12 +191,17 @@ func NewWorld(cfg Config) *World {
 	w.bus = newBus(w, cfg.Bus, seeds.Child("bus"))
 	gwClient := w.store.client("gateway")
 	w.gateway = engine.NewJobStore(gwClient, w.k.NewClock("gateway", 0))
-	admit, err := engine.NewAdmission(engine.AdmissionConfig{Redis: gwClient, Clock: w.k.NewClock("gateway", 0),
-		Random: seeds.Child("gateway"), DefaultOrgRunLimit: max(cfg.Workload.RunLimit, 1)})
+	w.gatewayRegistry = prometheus.NewRegistry()
+	admitCfg := engine.AdmissionConfig{Redis: gwClient, Clock: w.k.NewClock("gateway", 0),
+		Random: seeds.Child("gateway"), DefaultOrgRunLimit: max(cfg.Workload.RunLimit, 1), Registerer: w.gatewayRegistry}
+	if cfg.Admission != nil {
+		cfg.Admission(&admitCfg)
+	}
+	admit, err := engine.NewAdmission(admitCfg)
 	if err != nil {
 		panic(fmt.Sprintf("sim: gateway admission: %v", err)) // a harness bug, not an input error
 	}
-	w.admit = admit
+	w.admit, w.admitCfg = admit, admit.Config()
 	for i := range cfg.Replicas {
 		w.replicas = append(w.replicas, &replica{name: fmt.Sprintf("replica-%d", i+1), index: i})
 	}
@@ -343,6 +360,9 @@ func (w *World) SetRouting(r engine.Routing) {
 // Replicas counts the scheduler replicas.
 func (w *World) Replicas() int { return len(w.replicas) }
 
+// GatewayMetrics is the gateway's registry (run admission).
+func (w *World) GatewayMetrics() prometheus.Gatherer { return w.gatewayRegistry }
+
 // Metrics gathers every incarnation of every replica's registry.
 func (w *World) Metrics() []prometheus.Gatherer {
 	var out []prometheus.Gatherer
@@ -389,63 +409,6 @@ func (w *World) scheduleWorkload() {
 			w.k.Spawn("clients", fmt.Sprintf("status-%d", i), func(ctx context.Context) { w.status(ctx, client, id) })
 		})
 	}
-}
-
-// workflowOrg and workflowID name the one workflow the run clients start.
-const (
-	workflowOrg = "org-1"
-	workflowID  = "wf-1"
-)
-
-// scheduleRuns plans workflow-run starts: clients reuse idempotency keys (a
-// retry after a timeout or a 429), and each admitted run completes after
-// RunDuration, freeing its slot.
-func (w *World) scheduleRuns(rng *rand.Rand) {
-	wl := w.cfg.Workload
-	keys := wl.RunKeys
-	if keys == 0 {
-		keys = max(wl.Runs/2, 1)
-	}
-	w.clientsPending++
-	w.k.At(0, func() {
-		w.k.Spawn("clients", "register-workflow", func(ctx context.Context) {
-			defer func() { w.clientsPending-- }()
-			_ = w.admit.RegisterWorkflow(ctx, workflowOrg, workflowID)
-		})
-	})
-	for i := range wl.Runs {
-		key := fmt.Sprintf("key-%d", rng.IntN(keys)+1)
-		at := time.Second + time.Duration(rng.Int64N(int64(wl.SubmitWindow)))
-		client := wl.Jobs + wl.StatusReads + i
-		w.clientsPending++
-		w.k.At(at, func() {
-			w.k.Spawn("clients", fmt.Sprintf("start-run-%d", i), func(ctx context.Context) { w.startRun(ctx, client, key) })
-		})
-	}
-}
-
-func (w *World) startRun(ctx context.Context, client int, key string) {
-	defer func() { w.clientsPending-- }()
-	payload := []byte(`{"input":"` + key + `"}`)
-	op := ClientOp{Client: client, Kind: OpStartRun, Key: key, Input: string(payload), Call: w.k.now, CallStep: w.k.step}
-	res := w.admit.StartRun(ctx, workflowOrg, workflowID, key, payload)
-	op.Return, op.RetStep, op.Status, op.Output = w.k.now, w.k.step, res.Status, res.RunID
-	// A 5xx may hide an applied reservation or run: its outcome is unknown.
-	op.Unknown = res.Status >= 500
-	w.hist.Ops = append(w.hist.Ops, op)
-	if res.Status != 200 || res.Replayed {
-		return
-	}
-	w.clientsPending++
-	a := ActorOf(ctx)
-	a.SleepUntil(w.k.now + max(w.cfg.Workload.RunDuration, 30*time.Second))
-	for try := 0; try < 5; try++ {
-		if err := w.admit.CompleteRun(ctx, workflowOrg, res.RunID, engine.RunSucceeded); err == nil {
-			break
-		}
-		a.SleepUntil(w.k.now + time.Second)
-	}
-	w.clientsPending--
 }
 
 // submit publishes a job request, retrying a refused publish a few times as a
@@ -529,6 +492,8 @@ type Result struct {
 	Final map[string]map[string]string
 	// DLQ is every stored dead-letter entry, by job id.
 	DLQ map[string]engine.DLQEntry
+	// Admission is the run admission state at the end.
+	Admission AdmissionSnapshot
 	// Err is a kernel failure: a deadlock, a stalled actor, a panic.
 	Err error
 }
@@ -536,9 +501,14 @@ type Result struct {
 // Run plays the world: the fault phase, then the heal phase until every
 // accepted job is terminal (plus the drain) or the heal bound passes.
 func (w *World) Run() *Result {
-	k := w.k
-	stopWatch := k.watch(w.cfg.WatchdogWall)
-	defer stopWatch()
+	w.Start()
+	return w.finish(w.Advance(w.cfg.FaultPhase))
+}
+
+// Start boots the world: the injector's setup, the replicas, the workers and
+// the planned workload. Nothing runs until Advance or Finish.
+func (w *World) Start() {
+	w.stopWatch = w.k.watch(w.cfg.WatchdogWall)
 	if s, ok := w.cfg.Injector.(WorldSetup); ok {
 		s.SetupWorld(w)
 	}
@@ -548,29 +518,55 @@ func (w *World) Run() *Result {
 	for _, wk := range w.workers {
 		w.startWorker(wk)
 	}
-	w.scheduleWorkload()
+	if !w.cfg.Workload.Scripted {
+		w.scheduleWorkload()
+	}
+}
 
-	err := k.Run(w.cfg.FaultPhase, nil)
+// Advance runs the fault phase on for d of virtual time.
+func (w *World) Advance(d time.Duration) error {
+	return w.k.Run(w.k.now+d, nil)
+}
+
+// Finish ends the fault phase now, heals and drains, and returns the result.
+func (w *World) Finish() *Result { return w.finish(nil) }
+
+// finish runs the heal phase (unless the fault phase failed with err) until
+// every accepted job is terminal and every client is done, then the drain.
+func (w *World) finish(err error) *Result {
+	k := w.k
+	defer w.stopWatch()
 	if err == nil {
-		w.healing = true
-		w.hist.FaultPhaseEnd = k.now
-		k.tracef("sim", "heal phase")
-		healEnd := k.now + w.cfg.HealBound
-		ended := false
-		err = k.Run(healEnd, func() bool {
-			if !ended && w.clientsPending == 0 && len(w.nonTerminal) == 0 {
-				ended = true
-				w.allEndedAt = k.now
-			}
-			return ended && k.now >= w.allEndedAt+w.cfg.Drain
-		})
+		err = w.heal(nil)
 	}
 	w.hist.End = k.now
 	res := &Result{Checksum: w.trace.Checksum(), Steps: k.step, History: w.hist, Err: err}
 	res.Final, res.DLQ = w.snapshot()
+	res.Admission = w.snapshotAdmission()
 	k.Shutdown()
 	w.store.close()
 	return res
+}
+
+// heal runs the heal phase until every accepted job is terminal and every
+// client is done, then the drain; halt, if set, stops it early.
+func (w *World) heal(halt func() bool) error {
+	k := w.k
+	w.healing = true
+	w.hist.FaultPhaseEnd = k.now
+	k.tracef("sim", "heal phase")
+	healEnd := k.now + w.cfg.HealBound
+	ended := false
+	return k.Run(healEnd, func() bool {
+		if halt != nil && halt() {
+			return true
+		}
+		if !ended && w.clientsPending == 0 && len(w.nonTerminal) == 0 {
+			ended = true
+			w.allEndedAt = k.now
+		}
+		return ended && k.now >= w.allEndedAt+w.cfg.Drain
+	})
 }
 
 // snapshot reads every job hash and DLQ entry straight from miniredis.
@@ -582,15 +578,9 @@ func (w *World) snapshot() (map[string]map[string]string, map[string]engine.DLQE
 	sort.Strings(keys)
 	for _, key := range keys {
 		if id, ok := w.cfg.JobIDFromKey(key); ok {
-			fields, err := mr.HKeys(key)
-			if err != nil {
-				continue
+			if h, ok := w.store.hash(key); ok {
+				jobs[id] = h
 			}
-			h := map[string]string{}
-			for _, f := range fields {
-				h[f] = mr.HGet(key, f)
-			}
-			jobs[id] = h
 		}
 		if id, ok := strings.CutPrefix(key, "dlq:entry:"); ok {
 			v, err := mr.Get(key)

@@ -1,0 +1,133 @@
+package checker
+
+import (
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/stretchr/testify/require"
+
+	"github.com/dispatchsim/dispatchsim/sim"
+)
+
+const payload = `{"input":"k1"}`
+
+// startRun adds a run start by client that got status (and runID or a 409
+// reason as output); unknown marks a lost reply.
+func (s *story) startRun(client int, key string, status int, output string, unknown bool) *story {
+	call := s.tick()
+	callAt := s.at()
+	ret := s.tick()
+	s.h.Ops = append(s.h.Ops, sim.ClientOp{Client: client, Kind: sim.OpStartRun, Key: key, Input: payload,
+		Status: status, Output: output, Call: callAt, Return: s.at(), CallStep: call, RetStep: ret, Unknown: unknown})
+	return s
+}
+
+// wait moves the story's clock on by d without a step of its own.
+func (s *story) wait(d time.Duration) *story {
+	s.step += uint64(d / time.Second)
+	return s
+}
+
+func (s *story) checkAdmission(snap sim.AdmissionSnapshot) *Result {
+	s.h.End = s.at() + time.Second
+	if snap.StaleAfter == 0 {
+		snap.StaleAfter = 20 * time.Second
+	}
+	return Check(Input{History: &s.h, Final: s.final, DLQ: s.dlq, Admission: snap})
+}
+
+const runA, runB = "11111111-1111-4111-8111-111111111111", "22222222-2222-4222-8222-222222222222"
+
+// Lost replies, 429s, a 409 while another start holds the key, and replays of
+// one run: legal.
+func TestLegalRunAdmissionPasses(t *testing.T) {
+	s := newStory().
+		startRun(1, "k1", 0, "", true).                      // reply lost: may have reserved
+		startRun(1, "k1", 409, sim.RunReplyInFlight, false). // its reservation is still fresh
+		startRun(2, "k2", 429, "", false).
+		wait(30*time.Second).
+		startRun(1, "k1", 200, runA, false).
+		startRun(3, "k1", 200, runA, false).
+		startRun(2, "k2", 200, runB, false)
+	r := s.checkAdmission(sim.AdmissionSnapshot{})
+	require.False(t, r.Failed(), r.Summary())
+	require.Len(t, r.Partitions, 2)
+	require.Equal(t, "run", r.Partitions[0].Kind)
+}
+
+// Two 200s for one key name different runs: the register was set twice.
+func TestTwoRunsForOneKeyAreNotLinearizable(t *testing.T) {
+	s := newStory().startRun(1, "k1", 200, runA, false).startRun(2, "k1", 200, runB, false)
+	r := s.checkAdmission(sim.AdmissionSnapshot{})
+	require.Equal(t, []string{"run_admission"}, checkers(r))
+	require.Equal(t, LinIllegal, r.Linearizability)
+}
+
+// Seed 002's defect: the 429 path kept its reservation, so the retry finds the
+// key "in flight" with nobody holding it.
+func TestKeyBlockedAfter429IsCaught(t *testing.T) {
+	s := newStory().startRun(1, "k1", 429, "", false).wait(5*time.Second).
+		startRun(1, "k1", 409, sim.RunReplyInFlight, false).wait(5*time.Second).
+		startRun(1, "k1", 409, sim.RunReplyInFlight, false).wait(30*time.Second).
+		startRun(1, "k1", 200, runA, false)
+	r := s.checkAdmission(sim.AdmissionSnapshot{})
+	require.Equal(t, []string{"run_key_blocked"}, checkers(r), "one violation per key")
+	require.Contains(t, r.Violations[0].Message, "2 such replies")
+	require.Equal(t, LayerLiveness, r.Violations[0].Layer)
+}
+
+// A fault on the key's cleanup is the admitted residual risk: not a violation.
+func TestKeyBlockedByFailedCleanupIsExcused(t *testing.T) {
+	s := newStory().startRun(1, "k1", 429, "", false)
+	s.h.Faults = append(s.h.Faults, sim.FaultRecord{Step: s.step, Time: s.at(), Kind: "AdmissionWriteFailsBeforeApply",
+		Target: "evalsha:eeee wf:run:idempotency:k1"})
+	s.wait(5*time.Second).startRun(1, "k1", 409, sim.RunReplyInFlight, false).wait(30*time.Second).
+		startRun(1, "k1", 200, runA, false)
+	r := s.checkAdmission(sim.AdmissionSnapshot{})
+	require.False(t, r.Failed(), r.Summary())
+}
+
+func TestKeyNeverAdmittedAfter429IsCaught(t *testing.T) {
+	s := newStory().startRun(1, "k1", 429, "", false).startRun(1, "k1", 429, "", false).startRun(1, "k1", 0, "", true)
+	r := s.checkAdmission(sim.AdmissionSnapshot{})
+	require.Equal(t, []string{"run_key_never_admitted"}, checkers(r))
+}
+
+// A reservation whose run never came to exist, long past the stale period and a
+// sweep, is a poisoned key; a fresh one is in flight.
+func TestReservationWithoutRunIsCaught(t *testing.T) {
+	s := newStory().wait(100 * time.Second)
+	snap := sim.AdmissionSnapshot{
+		Keys:     map[string]string{"old": runA + "|fp", "fresh": runB + "|fp"},
+		Reserved: map[string]time.Duration{"old": 10 * time.Second, "fresh": 90 * time.Second},
+		Runs:     map[string]map[string]string{},
+	}
+	r := s.checkAdmission(snap)
+	require.Equal(t, []string{"run_key_reserved_without_run"}, checkers(r))
+	require.Equal(t, "old", r.Violations[0].Job)
+
+	snap.Runs[runA] = map[string]string{"status": "RUNNING"}
+	require.False(t, s.checkAdmission(snap).Failed(), "a reservation whose run exists is bound, not poisoned")
+}
+
+// A replica that reports a fail-closed read without any failed read of a job is
+// lying about itself; one failed read covers one fail-closed decision.
+func TestFailClosedCountBeyondFailedReadsIsCaught(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	failClosed := prometheus.NewCounterVec(prometheus.CounterOpts{Name: "scheduler_state_read_fail_closed_total"}, []string{"topic"})
+	published := prometheus.NewCounter(prometheus.CounterOpts{Name: "scheduler_dispatch_published_total"})
+	reg.MustRegister(failClosed, published)
+	failClosed.WithLabelValues("default").Inc()
+	published.Inc() // the story's one dispatch
+
+	s := newStory().dispatch("j1")
+	s.h.End = s.at() + time.Second
+	r := Check(Input{History: &s.h, Final: s.final, DLQ: s.dlq, Metrics: []prometheus.Gatherer{reg}})
+	require.Equal(t, []string{"metrics"}, checkers(r))
+
+	s.h.Faults = append(s.h.Faults, sim.FaultRecord{Step: 2, Actor: "replica-1/consumer", Kind: "StoreReadFails",
+		Effect: sim.EffectFailBeforeApply, Point: sim.PointRedis, Target: "hgetall job:j1"})
+	r = Check(Input{History: &s.h, Final: s.final, DLQ: s.dlq, Metrics: []prometheus.Gatherer{reg}})
+	require.False(t, r.Failed(), r.Summary())
+}

@@ -1,0 +1,23 @@
+package faults
+
+import (
+	"strings"
+
+	"github.com/dispatchsim/dispatchsim/sim"
+)
+
+// AdmissionWriteFailsBeforeApply: a run-admission store write of the gateway
+// (a reservation, a run creation, a cleanup, a takeover) fails before Redis
+// sees it. A failed cleanup is the residual risk seed 002 admits: the
+// reservation stays until a retry or the sweeper finds it stale.
+var AdmissionWriteFailsBeforeApply = register(Kind{
+	Name:        "AdmissionWriteFailsBeforeApply",
+	Description: "a gateway run-admission write (reserve, create, cleanup) fails before it is applied",
+	Timing:      AtPoint,
+	Point:       sim.PointRedis,
+	Effect:      sim.EffectFailBeforeApply,
+	Defaults:    KindOptions{Probability: 0.1},
+	applies: func(p *sim.Point) bool {
+		return p.Group == "gateway" && p.Write && strings.HasPrefix(p.Key, "wf:")
+	},
+})

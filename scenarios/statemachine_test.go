@@ -1,0 +1,141 @@
+package scenarios
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"pgregory.net/rapid"
+
+	"github.com/dispatchsim/dispatchsim/checker"
+	"github.com/dispatchsim/dispatchsim/faults"
+	"github.com/dispatchsim/dispatchsim/sim"
+)
+
+// armedInjector fires each armed kind once, at the next point it applies to:
+// the state machine decides which faults happen, the kernel decides where.
+type armedInjector struct {
+	armed []faults.Kind
+}
+
+func (a *armedInjector) At(p *sim.Point) (sim.Fault, bool) {
+	for i, k := range a.armed {
+		if !k.Applies(p) {
+			continue
+		}
+		a.armed = append(a.armed[:i], a.armed[i+1:]...)
+		d := time.Duration(k.Defaults.DurationMsMax) * time.Millisecond
+		return sim.Fault{Kind: k.Name, Effect: k.Effect, Duration: d}, true
+	}
+	return sim.Fault{}, false
+}
+
+// pointKinds names the catalog's kinds that fire at a point; window and setup
+// kinds shape a whole run and have no "next point" to arm.
+func pointKinds() []string {
+	var out []string
+	for _, k := range faults.Catalog() {
+		if k.Timing == faults.AtPoint {
+			out = append(out, k.Name)
+		}
+	}
+	return out
+}
+
+// machine is one state-machine run: a world driven step by step.
+type machine struct {
+	w     *sim.World
+	inj   *armedInjector
+	jobs  []string
+	kinds []string
+}
+
+func newMachine(t *rapid.T) *machine {
+	inj := &armedInjector{}
+	seed := rapid.Uint64().Draw(t, "seed")
+	cfg := sim.Config{Seed: seed, Injector: inj, Replicas: 2, Workload: sim.Workload{Scripted: true, RunLimit: 1}}
+	m := &machine{w: sim.NewWorld(cfg), inj: inj, kinds: pointKinds()}
+	m.w.Start()
+	return m
+}
+
+// actions are workload operations, process faults, armed point faults and the
+// passing of time; "" is the invariant, checked after every action.
+func (m *machine) actions() map[string]func(*rapid.T) {
+	jobOf := func(t *rapid.T) string {
+		if len(m.jobs) == 0 {
+			t.Skip("no job yet")
+		}
+		return rapid.SampledFrom(m.jobs).Draw(t, "job")
+	}
+	return map[string]func(*rapid.T){
+		"submit": func(t *rapid.T) {
+			m.jobs = append(m.jobs, m.w.Submit(rapid.SampledFrom([]string{"default", "gpu"}).Draw(t, "topic")))
+		},
+		"read":     func(t *rapid.T) { m.w.ReadStatus(jobOf(t)) },
+		"cancel":   func(t *rapid.T) { m.w.Cancel(jobOf(t)) },
+		"startRun": func(t *rapid.T) { m.w.StartRun(fmt.Sprintf("key-%d", rapid.IntRange(1, 3).Draw(t, "key"))) },
+		"crashReplica": func(t *rapid.T) {
+			m.w.CrashReplica(rapid.IntRange(0, m.w.Replicas()-1).Draw(t, "replica"))
+		},
+		"pauseReplica": func(t *rapid.T) {
+			i := rapid.IntRange(0, m.w.Replicas()-1).Draw(t, "replica")
+			m.w.PauseReplica(i, time.Duration(rapid.IntRange(1, 90).Draw(t, "pause_s"))*time.Second)
+		},
+		"crashWorker": func(t *rapid.T) { m.w.CrashWorker(rapid.IntRange(0, m.w.Workers()-1).Draw(t, "worker")) },
+		"arm": func(t *rapid.T) {
+			name := rapid.SampledFrom(m.kinds).Draw(t, "kind")
+			k, _ := faults.Lookup(name)
+			m.inj.armed = append(m.inj.armed, k)
+		},
+		"advance": func(t *rapid.T) {
+			d := time.Duration(rapid.IntRange(100, 60_000).Draw(t, "advance_ms")) * time.Millisecond
+			if err := m.w.Advance(d); err != nil {
+				t.Fatalf("kernel: %v", err)
+			}
+		},
+		"": func(t *rapid.T) {
+			if vs := checker.CheckInvariants(checker.Input{History: m.w.History()}); len(vs) > 0 {
+				t.Fatalf("at %s: %s", m.w.Now(), vs[0])
+			}
+		},
+	}
+}
+
+// stateMachine is the property: any sequence of operations, faults and waits
+// keeps the invariants at every step, and once the world heals every check
+// passes, liveness and linearizability included.
+func stateMachine(t *rapid.T) {
+	m := newMachine(t)
+	finished := false
+	defer func() {
+		if !finished {
+			m.w.Abort()
+		}
+	}()
+	t.Repeat(m.actions())
+	finished = true
+	res := m.w.Finish()
+	r := checker.Check(checker.Input{History: res.History, Final: res.Final, DLQ: res.DLQ, Admission: res.Admission,
+		Metrics: m.w.Metrics(), RunErr: res.Err})
+	if r.Failed() {
+		t.Fatalf("after the heal phase:\n%s", r.Summary())
+	}
+}
+
+// TestStateMachine runs the engine through random operation and fault
+// sequences. A failure is shrunk to a minimal sequence and saved under
+// testdata/rapid/TestStateMachine/, which every later run replays first.
+func TestStateMachine(t *testing.T) {
+	rapid.Check(t, stateMachine)
+}
+
+// FuzzStateMachine is the same property for `go test -fuzz FuzzStateMachine`.
+func FuzzStateMachine(f *testing.F) {
+	seed := make([]byte, 512)
+	for i := range seed {
+		seed[i] = byte(i * 37)
+	}
+	f.Add(seed)
+	f.Fuzz(rapid.MakeFuzz(stateMachine))
+}

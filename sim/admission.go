@@ -1,0 +1,216 @@
+package sim
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/dispatchsim/dispatchsim/engine"
+)
+
+// workflowOrg and workflowID name the one workflow the run clients start.
+const (
+	workflowOrg = "org-1"
+	workflowID  = "wf-1"
+)
+
+// Run clients: how long one waits for a reply (RunRequestTimeout), how often
+// it looks, and how many times it tries a key before it gives up.
+const (
+	RunRequestTimeout = 10 * time.Second
+	runReplyPoll      = 250 * time.Millisecond
+	runMaxTries       = 120
+	// runCompleterTick is how often the workflow engine looks for runs that are due.
+	runCompleterTick = 5 * time.Second
+)
+
+// Admission outcomes a run client can tell apart in a 409.
+const (
+	RunReplyInFlight = "in_flight"
+	RunReplyMismatch = "mismatch"
+	RunReplyUsed     = "used"
+)
+
+// scheduleRuns plans workflow-run starts. Clients reuse idempotency keys and
+// retry a key after a 429, a 409 in flight, a 5xx or no reply at all. The
+// workflow engine completes every created run RunDuration after it began (who
+// asked for it does not matter: a run whose reply was lost still runs), and a
+// sweeper reclaims stale reservations.
+func (w *World) scheduleRuns(rng *rand.Rand) {
+	wl := w.cfg.Workload
+	keys := wl.RunKeys
+	if keys == 0 {
+		keys = max(wl.Runs/2, 1)
+	}
+	w.bootAdmission()
+	for i := range wl.Runs {
+		key := fmt.Sprintf("key-%d", rng.IntN(keys)+1)
+		at := time.Second + time.Duration(rng.Int64N(int64(wl.SubmitWindow)))
+		client := wl.Jobs + wl.StatusReads + i
+		crng := w.seeds.Child(fmt.Sprintf("run-client-%d", i))
+		w.clientsPending++
+		w.k.At(at, func() {
+			w.k.Spawn("clients", fmt.Sprintf("start-run-%d", i), func(ctx context.Context) {
+				w.startRun(ctx, client, i, key, crng)
+			})
+		})
+	}
+}
+
+// bootAdmission registers the workflow and starts the workflow engine and the
+// reservation sweeper, once.
+func (w *World) bootAdmission() {
+	if w.runsStarted {
+		return
+	}
+	w.runsStarted = true
+	w.clientsPending++
+	w.k.Spawn("clients", "register-workflow", func(ctx context.Context) {
+		defer func() { w.clientsPending-- }()
+		_ = w.admit.RegisterWorkflow(ctx, workflowOrg, workflowID)
+	})
+	w.k.Spawn("workflow-engine", "run-completer", w.completeDueRuns)
+	w.k.Spawn("sweeper", "reservation-sweeper", w.sweepReservations)
+}
+
+// startRun is one client starting a run with an idempotency key, retrying as a
+// client that holds a key may: the same key and payload each time.
+func (w *World) startRun(ctx context.Context, client, i int, key string, rng *rand.Rand) {
+	defer func() { w.clientsPending-- }()
+	a := ActorOf(ctx)
+	payload := []byte(`{"input":"` + key + `"}`)
+	for try := range runMaxTries {
+		op := ClientOp{Client: client, Kind: OpStartRun, Key: key, Input: string(payload), Call: w.k.now, CallStep: w.k.step}
+		res, answered := w.requestRun(a, fmt.Sprintf("run-%d-%d", i, try), key, payload)
+		op.Return, op.RetStep = w.k.now, w.k.step
+		op.Status, op.Output = res.Status, runReplyOutput(res)
+		// A 5xx or no reply may hide an applied reservation or run: unknown.
+		op.Unknown = !answered || res.Status >= 500
+		w.hist.Ops = append(w.hist.Ops, op)
+		if answered && !retryableRunReply(res) {
+			return
+		}
+		a.SleepUntil(w.k.now + 5*time.Second + time.Duration(rng.Int64N(int64(10*time.Second))))
+	}
+}
+
+// requestRun sends one start request to the gateway, which serves it on its
+// own actor: a gateway crash kills the request, and the client sees no reply.
+func (w *World) requestRun(a *Actor, name, key string, payload []byte) (engine.AdmissionResult, bool) {
+	var res engine.AdmissionResult
+	done := false
+	w.k.Spawn("gateway", name, func(ctx context.Context) {
+		res = w.admit.StartRun(ctx, workflowOrg, workflowID, key, payload)
+		done = true
+	})
+	deadline := w.k.now + RunRequestTimeout
+	for !done && w.k.now < deadline {
+		a.SleepUntil(min(w.k.now+runReplyPoll, deadline))
+	}
+	if !done {
+		w.k.tracef(a.name, "start run %s: no reply", key)
+	}
+	return res, done
+}
+
+// runReplyOutput is what the client keeps of a reply: the run id of a 200, the
+// reason of a 409.
+func runReplyOutput(res engine.AdmissionResult) string {
+	switch {
+	case res.Status == 200:
+		return res.RunID
+	case errors.Is(res.Err, engine.ErrIdempotencyKeyInFlight):
+		return RunReplyInFlight
+	case errors.Is(res.Err, engine.ErrIdempotencyKeyMismatch):
+		return RunReplyMismatch
+	case errors.Is(res.Err, engine.ErrIdempotencyKeyUsed):
+		return RunReplyUsed
+	}
+	return ""
+}
+
+// retryableRunReply: a 429 (capacity may free), a 409 in flight (the holder may
+// finish or go stale) and any 5xx are worth another try with the same key.
+func retryableRunReply(res engine.AdmissionResult) bool {
+	return res.Status == 429 || res.Status >= 500 || errors.Is(res.Err, engine.ErrIdempotencyKeyInFlight)
+}
+
+// completeDueRuns is the workflow engine: every run completes RunDuration after
+// it was created. It knows its own runs, so it reads the active set straight
+// from the store's memory; the completion itself goes through admission.
+func (w *World) completeDueRuns(ctx context.Context) {
+	a := ActorOf(ctx)
+	d := max(w.cfg.Workload.RunDuration, 30*time.Second)
+	mr := w.store.mr
+	for {
+		a.SleepUntil(w.k.now + runCompleterTick)
+		members, _ := mr.Members("wf:runs:active:" + workflowOrg)
+		sort.Strings(members)
+		for _, runID := range members {
+			ms, err := strconv.ParseInt(mr.HGet("wf:run:"+runID, "created_at"), 10, 64)
+			if err != nil || w.k.epoch.Add(w.k.now).Sub(time.UnixMilli(ms)) < d {
+				continue
+			}
+			if err := w.admit.CompleteRun(ctx, workflowOrg, runID, engine.RunSucceeded); err != nil {
+				w.k.tracef(a.name, "complete run %s: %v", runID, err)
+			}
+		}
+	}
+}
+
+// sweepReservations runs the gateway's sweeper of stale reservations.
+func (w *World) sweepReservations(ctx context.Context) {
+	a := ActorOf(ctx)
+	for {
+		a.SleepUntil(w.k.now + w.admitCfg.StaleReservationAfter)
+		if n, err := w.admit.SweepStaleReservations(ctx); n > 0 || err != nil {
+			w.k.tracef(a.name, "swept %d stale reservations, err=%v", n, err)
+		}
+	}
+}
+
+// AdmissionSnapshot is the run admission state left in the store at the end.
+type AdmissionSnapshot struct {
+	// Keys maps each idempotency key to its stored value ("<run id>|<fingerprint>").
+	Keys map[string]string
+	// Reserved is when each indexed (run-less) reservation was made, in virtual time.
+	Reserved map[string]time.Duration
+	// Runs maps each run id to its stored hash.
+	Runs map[string]map[string]string
+	// StaleAfter is the admission's StaleReservationAfter.
+	StaleAfter time.Duration
+}
+
+// snapshotAdmission reads the idempotency keys, reservations and runs straight
+// from miniredis.
+func (w *World) snapshotAdmission() AdmissionSnapshot {
+	mr := w.store.mr
+	snap := AdmissionSnapshot{Keys: map[string]string{}, Reserved: map[string]time.Duration{},
+		Runs: map[string]map[string]string{}, StaleAfter: w.admitCfg.StaleReservationAfter}
+	keys := mr.Keys()
+	sort.Strings(keys)
+	for _, key := range keys {
+		switch {
+		case strings.HasPrefix(key, "wf:run:idempotency:"):
+			if v, err := mr.Get(key); err == nil {
+				snap.Keys[strings.TrimPrefix(key, "wf:run:idempotency:")] = v
+			}
+		case key == "wf:run:reservations":
+			members, _ := mr.ZMembers(key)
+			for _, m := range members {
+				score, _ := mr.ZScore(key, m)
+				snap.Reserved[m] = time.UnixMilli(int64(score)).Sub(w.k.epoch)
+			}
+		case strings.HasPrefix(key, "wf:run:"):
+			if h, ok := w.store.hash(key); ok {
+				snap.Runs[strings.TrimPrefix(key, "wf:run:")] = h
+			}
+		}
+	}
+	return snap
+}

@@ -1,0 +1,102 @@
+package sim
+
+import (
+	"sort"
+	"strings"
+	"time"
+)
+
+// WorldState is what a world holds at one step: the engineer's view when a
+// replay stops at --until-step.
+type WorldState struct {
+	Step     uint64
+	Time     time.Duration
+	Jobs     []JobView
+	Locks    []LockView
+	InFlight []InFlight
+	Groups   []GroupView
+}
+
+// JobView is one job's stored hash, the fields that matter.
+type JobView struct {
+	ID, State, Version, Attempts, DispatchGen, DispatchID string
+}
+
+// LockView is one held lock and its remaining TTL.
+type LockView struct {
+	Key, Token string
+	TTL        time.Duration
+}
+
+// InFlight is a delivery a handler holds and has not acked yet.
+type InFlight struct {
+	Subject, MsgID, JobID, Queue, Group string
+	Delivery                            int
+	Since                               time.Duration
+}
+
+// GroupView is a process: crashed, paused until, or up.
+type GroupView struct {
+	Name        string
+	Crashed     bool
+	PausedUntil time.Duration
+}
+
+// RunToStep plays the world (fault phase, then heal phase) until the kernel
+// reaches step, and returns what the world held there. The world is spent.
+func (w *World) RunToStep(step uint64) (WorldState, error) {
+	w.Start()
+	halt := func() bool { return w.k.step >= step }
+	err := w.k.Run(w.cfg.FaultPhase, halt)
+	if err == nil && !halt() {
+		err = w.heal(halt)
+	}
+	st := w.Inspect()
+	w.Abort()
+	return st, err
+}
+
+// Inspect reads the world's state straight from the store and the kernel.
+func (w *World) Inspect() WorldState {
+	k, mr := w.k, w.store.mr
+	st := WorldState{Step: k.step, Time: k.now}
+	keys := mr.Keys()
+	sort.Strings(keys)
+	for _, key := range keys {
+		if id, ok := w.cfg.JobIDFromKey(key); ok {
+			if h, ok := w.store.hash(key); ok {
+				st.Jobs = append(st.Jobs, JobView{ID: id, State: h["state"], Version: h["version"],
+					Attempts: h["attempts"], DispatchGen: h["dispatch_gen"], DispatchID: h["dispatch_id"]})
+			}
+			continue
+		}
+		// The engine's locks (per job, per org admission) live under cordum:.
+		if strings.HasPrefix(key, "cordum:") {
+			if tok, err := mr.Get(key); err == nil {
+				st.Locks = append(st.Locks, LockView{Key: key, Token: tok, TTL: mr.TTL(key)})
+			}
+		}
+	}
+	names := make([]string, 0, len(w.bus.unsettled))
+	for name := range w.bus.unsettled {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		st.InFlight = append(st.InFlight, w.bus.unsettled[name])
+	}
+	groups := make([]string, 0, len(k.groups))
+	for name := range k.groups {
+		groups = append(groups, name)
+	}
+	sort.Strings(groups)
+	for _, name := range groups {
+		g := k.groups[name]
+		v := GroupView{Name: name, Crashed: g.crashed}
+		if g.pausedUntil > k.now {
+			v.PausedUntil = g.pausedUntil
+		}
+		st.Groups = append(st.Groups, v)
+	}
+	return st
+}
