@@ -1,6 +1,8 @@
 package checker
 
 import (
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -130,7 +132,7 @@ func checkRunKeysLive(c *run) {
 	}
 	snap := c.in.Admission
 	bound := snap.StaleAfter + snap.StaleAfter // the stale period, then one sweep
-	for _, key := range sortedKeys(snap.Reserved) {
+	for _, key := range slices.Sorted(maps.Keys(snap.Reserved)) {
 		at := snap.Reserved[key]
 		runID, _, _ := strings.Cut(snap.Keys[key], "|")
 		if _, ok := snap.Runs[runID]; ok || h.End-at <= bound {
@@ -167,13 +169,4 @@ func heldBySomeone(h *sim.History, ops []sim.ClientOp, i int, key string, stale 
 		}
 	}
 	return false
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }

@@ -1,6 +1,9 @@
 package checker
 
 import (
+	"maps"
+	"slices"
+
 	"github.com/anishathalye/porcupine"
 
 	"github.com/dispatchsim/dispatchsim/model"
@@ -75,7 +78,7 @@ func jobHistories(h *sim.History, jobStates map[string][]sim.StateChange, ids []
 func checkLinearizability(c *run) {
 	hist := jobHistories(c.in.History, c.jobStates, c.jobIDs)
 	c.out.Linearizability = LinOk
-	for _, id := range sortedKeys(hist) {
+	for _, id := range slices.Sorted(maps.Keys(hist)) {
 		ops := hist[id]
 		res, info := porcupine.CheckOperationsVerbose(model.JobLifecycle, ops, c.spec.LinearizabilityTimeout)
 		p := Partition{Kind: "job", Key: id, Ops: len(ops), Model: model.JobLifecycle, History: ops, Info: info}

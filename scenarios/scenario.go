@@ -7,7 +7,6 @@ package scenarios
 
 import (
 	"fmt"
-	"sort"
 	"time"
 
 	dto "github.com/prometheus/client_model/go"
@@ -207,14 +206,4 @@ func hasLabel(m *dto.Metric, name, value string) bool {
 		}
 	}
 	return false
-}
-
-// sortedKeys lists a count map's keys in order.
-func sortedKeys(m map[string]int) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }

@@ -2,6 +2,8 @@ package scenarios
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -187,7 +189,7 @@ func Coverage(reps []*CaseReport) (fired, branches map[string]int) {
 
 // FormatCounts renders a count map as sorted "name=n" pairs.
 func FormatCounts(m map[string]int) string {
-	keys := sortedKeys(m)
+	keys := slices.Sorted(maps.Keys(m))
 	parts := make([]string, len(keys))
 	for i, k := range keys {
 		parts[i] = fmt.Sprintf("%s=%d", k, m[k])

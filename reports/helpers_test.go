@@ -1,0 +1,119 @@
+package reports
+
+import (
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/dispatchsim/dispatchsim/checker"
+	"github.com/dispatchsim/dispatchsim/faults"
+	"github.com/dispatchsim/dispatchsim/scenarios"
+	"github.com/dispatchsim/dispatchsim/sim"
+)
+
+// runKeepingTrace plays one seed as Scenario.run does, but keeps the trace
+// text, which the scenario's own run does not.
+func runKeepingTrace(sc scenarios.Scenario, seed uint64) *scenarios.Outcome {
+	start := time.Now()
+	inj := faults.New(sc.FaultOptions(seed), seed)
+	cfg := sc.Config(seed, inj)
+	cfg.KeepTrace = true
+	w := sim.NewWorld(cfg)
+	res := w.Run()
+	wall := time.Since(start)
+	r := checker.Check(checker.Input{History: res.History, Final: res.Final, DLQ: res.DLQ, Metrics: w.Metrics(),
+		Spec: sc.Spec, RunErr: res.Err})
+	return &scenarios.Outcome{Scenario: sc.Name, Seed: seed, Checksum: res.Checksum, Steps: res.Steps, Result: r,
+		Run: res, World: w, Plan: inj.Plan(), Fired: inj.Fired(), Wall: wall, Check: r.Figures.CheckDuration}
+}
+
+const dupScenario = "ambiguous-publish-no-dedup"
+
+var (
+	failingOnce    sync.Once
+	failingOutcome *scenarios.Outcome
+)
+
+// failingRun is the first seed of ambiguous-publish-no-dedup whose run finds a
+// duplicate publish: a real failing outcome, computed once per test binary.
+func failingRun(t *testing.T) *scenarios.Outcome {
+	t.Helper()
+	failingOnce.Do(func() {
+		sc, ok := scenarios.Lookup(dupScenario)
+		if !ok {
+			return
+		}
+		for _, seed := range sc.Seeds.Seeds() {
+			if o := runKeepingTrace(sc, seed); o.HasViolation("exactly_once_publish") {
+				failingOutcome = o
+				return
+			}
+		}
+	})
+	if failingOutcome == nil {
+		t.Fatalf("no seed of %s found a duplicate publish", dupScenario)
+	}
+	return failingOutcome
+}
+
+// firstViolation returns the failing run's first exactly_once_publish violation.
+func firstViolation(t *testing.T, o *scenarios.Outcome) checker.Violation {
+	t.Helper()
+	for _, v := range o.Result.Violations {
+		if v.Checker == "exactly_once_publish" {
+			return v
+		}
+	}
+	t.Fatal("no exactly_once_publish violation")
+	return checker.Violation{}
+}
+
+// poisoned returns a copy of o in which job is renamed to payload everywhere
+// the report reads it (history, violations), and the first fault's target
+// carries targetPayload. The original outcome is left as it was.
+func poisoned(o *scenarios.Outcome, job, payload, targetPayload string) *scenarios.Outcome {
+	h := *o.Run.History
+	h.Submitted = append([]sim.SubmittedJob(nil), h.Submitted...)
+	for i := range h.Submitted {
+		if h.Submitted[i].JobID == job {
+			h.Submitted[i].JobID = payload
+		}
+	}
+	h.States = append([]sim.StateChange(nil), h.States...)
+	for i := range h.States {
+		if h.States[i].JobID == job {
+			h.States[i].JobID = payload
+		}
+	}
+	h.Publishes = append([]sim.PublishRecord(nil), h.Publishes...)
+	for i := range h.Publishes {
+		if h.Publishes[i].JobID == job {
+			h.Publishes[i].JobID = payload
+		}
+	}
+	h.Executions = append([]sim.Execution(nil), h.Executions...)
+	for i := range h.Executions {
+		if h.Executions[i].JobID == job {
+			h.Executions[i].JobID = payload
+		}
+	}
+	h.Faults = append([]sim.FaultRecord(nil), h.Faults...)
+	if len(h.Faults) > 0 {
+		h.Faults[0].Target = targetPayload + " " + payload
+	}
+	run := *o.Run
+	run.History = &h
+	res := *o.Result
+	res.Violations = append([]checker.Violation(nil), res.Violations...)
+	for i := range res.Violations {
+		if res.Violations[i].Job == job {
+			res.Violations[i].Job = payload
+			res.Violations[i].Message = payload + ": " + res.Violations[i].Message
+			res.Violations[i].FaultSteps = append(res.Violations[i].FaultSteps, h.Faults[0].Step)
+		}
+	}
+	out := *o
+	out.Run = &run
+	out.Result = &res
+	return &out
+}

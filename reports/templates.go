@@ -1,0 +1,36 @@
+package reports
+
+import (
+	"embed"
+	"fmt"
+	"html/template"
+)
+
+//go:embed templates/*.tmpl
+var templateFS embed.FS
+
+// pages holds every page template; the shared style and script live in
+// templates/common.html.tmpl.
+var pages = template.Must(template.New("").Funcs(template.FuncMap{
+	"px":      func(f float64) string { return fmt.Sprintf("%.1f", f) },
+	"secs":    func(f float64) string { return fmt.Sprintf("%.2fs", f) },
+	"add":     func(a, b int) int { return a + b },
+	"verdict": verdictLabel,
+}).ParseFS(templateFS, "templates/*.tmpl"))
+
+// verdictLabel is a verdict in words for banners.
+func verdictLabel(v string) string {
+	switch v {
+	case VerdictPass:
+		return "pass"
+	case VerdictSafety:
+		return "safety violation"
+	case VerdictLiveness:
+		return "liveness violation"
+	case VerdictInconclusive:
+		return "inconclusive"
+	case VerdictExpected:
+		return "expected violation found"
+	}
+	return v
+}
