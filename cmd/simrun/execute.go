@@ -1,0 +1,136 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/dispatchsim/dispatchsim/faults"
+	"github.com/dispatchsim/dispatchsim/reports"
+	"github.com/dispatchsim/dispatchsim/scenarios"
+)
+
+// errNondeterministic marks a seed whose re-run did not reproduce its
+// checksum: the harness or the engine leaks nondeterminism (exit 5).
+type errNondeterministic struct{ msg string }
+
+func (e *errNondeterministic) Error() string { return e.msg }
+
+func nondeterministic(scenario string, seed, first, then uint64) error {
+	return &errNondeterministic{msg: fmt.Sprintf("%s seed %d is not deterministic: checksum %016x, then %016x on a re-run",
+		scenario, seed, first, then)}
+}
+
+// seedRun is one executed task: its result and, for a failing seed, the
+// failure told for a terminal (derived options first, the replay line last).
+type seedRun struct {
+	Result  reports.SeedResult `json:"result"`
+	Failure string             `json:"failure,omitempty"`
+}
+
+// execute runs one task and, for a failing seed, writes its artifacts under
+// out: the run is repeated with its trace kept (same seed, same bytes), which
+// doubles as a determinism check.
+func execute(t task, out string) (seedRun, error) {
+	sc, ok := scenarios.Lookup(t.Scenario)
+	if !ok {
+		return seedRun{}, fmt.Errorf("unknown scenario %q", t.Scenario)
+	}
+	o := sc.Run(t.Seed)
+	res := reports.SeedResultOf(o, t.Expect)
+	res.Finding = t.Finding
+	if passed(res) {
+		return seedRun{Result: res}, nil
+	}
+	traced := sc.RunTraced(t.Seed, nil)
+	if traced.Checksum != o.Checksum {
+		return seedRun{Result: res}, nondeterministic(sc.Name, t.Seed, o.Checksum, traced.Checksum)
+	}
+	dir := artifactDir(t.Scenario, t.Seed)
+	res.Artifacts = dir
+	run := seedRun{Result: res, Failure: describeFailure(sc, traced, res, filepath.Join(out, dir))}
+	return run, writeArtifacts(filepath.Join(out, dir), sc, traced, res, reports.Meta{})
+}
+
+// describeFailure tells a failing seed: what the seed derived, what broke,
+// where the report is, and the one line that reproduces it.
+func describeFailure(sc scenarios.Scenario, o *scenarios.Outcome, res reports.SeedResult, dir string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "FAIL %s seed %d (%s)\n", sc.Name, o.Seed, res.Verdict)
+	for _, opt := range derivedOptions(sc, o) {
+		fmt.Fprintf(&b, "  %-14s %s\n", opt.Name+":", opt.Value)
+	}
+	const shown = 10
+	for i, v := range res.Violations {
+		if i == shown {
+			fmt.Fprintf(&b, "  ... and %d more violations (summary.json has them all)\n", len(res.Violations)-shown)
+			break
+		}
+		fmt.Fprintf(&b, "  %s/%s %s step=%d: %s\n", v.Layer, v.Checker, v.Job, v.Step, v.Message)
+	}
+	if res.Linearizability != "ok" {
+		fmt.Fprintf(&b, "  linearizability: %s\n", res.Linearizability)
+	}
+	fmt.Fprintf(&b, "  report:        %s\n", filepath.Join(dir, "report.html"))
+	fmt.Fprintf(&b, "  replay: %s\n", res.Replay)
+	return b.String()
+}
+
+func passed(r reports.SeedResult) bool { return r.Verdict == "pass" || r.Verdict == "expected" }
+
+// artifactDir is a failing seed's directory, relative to the out dir.
+func artifactDir(scenario string, seed uint64) string {
+	return filepath.Join(scenario, strconv.FormatUint(seed, 10))
+}
+
+// writeArtifacts writes a failing seed's trace.log, plan.json, history.json,
+// seed.json and report.html, each atomically. meta's Plan, if set, is the plan
+// the report shows (a shrunk one); the run's own plan is always plan.json.
+func writeArtifacts(dir string, sc scenarios.Scenario, o *scenarios.Outcome, res reports.SeedResult, meta reports.Meta) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("artifacts: %w", err)
+	}
+	meta.EngineVersion = version
+	meta.Options = derivedOptions(sc, o)
+	if meta.Replay == "" {
+		meta.Replay = scenarios.ReplayLine(sc.Name, o.Seed)
+	}
+	if meta.Shrink == "" {
+		meta.Shrink = fmt.Sprintf("simrun shrink --scenario %s --seed %d", sc.Name, o.Seed)
+	}
+	writes := []struct {
+		name  string
+		write func(io.Writer) error
+	}{
+		{"trace.log", func(w io.Writer) error { _, err := w.Write(o.World.Trace().Bytes()); return err }},
+		{"plan.json", func(w io.Writer) error { return writePlan(w, o.Plan) }},
+		{"history.json", func(w io.Writer) error { return writeJSON(w, o.Run.History) }},
+		{"seed.json", func(w io.Writer) error { return writeJSON(w, res) }},
+		{"report.html", func(w io.Writer) error { return reports.NewSeedReport(o, sc.ExpectViolation, meta).WriteHTML(w) }},
+	}
+	for _, f := range writes {
+		if err := reports.WriteFileAtomic(filepath.Join(dir, f.name), f.write); err != nil {
+			return fmt.Errorf("artifacts: %s: %w", f.name, err)
+		}
+	}
+	return nil
+}
+
+func writePlan(w io.Writer, p faults.Plan) error {
+	b, err := p.Encode()
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(append(b, '\n'))
+	return err
+}
+
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}

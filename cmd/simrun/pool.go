@@ -1,0 +1,163 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+)
+
+// A worker runs tasks one at a time. With -j 1 the run is in this process;
+// with -j N it is N child processes of this binary (simrun worker), each
+// single-threaded: the kernel runs one actor at a time, so a seed cannot use a
+// second core, and separate processes keep their heaps and GC apart.
+type worker interface {
+	do(t task) (seedRun, error)
+	close() error
+}
+
+// outcome is one task's result as the pool reports it.
+type outcome struct {
+	task task
+	run  seedRun
+	err  error
+}
+
+// runPool feeds tasks to workers until they are done or ctx ends (the
+// budget); each finished task goes to done, in completion order.
+func runPool(ctx context.Context, workers []worker, tasks []task, done func(outcome)) {
+	queue := make(chan task)
+	results := make(chan outcome)
+	var wg sync.WaitGroup
+	for _, w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for t := range queue {
+				run, err := w.do(t)
+				results <- outcome{task: t, run: run, err: err}
+			}
+		}()
+	}
+	go func() {
+		defer close(queue)
+		for _, t := range tasks {
+			select {
+			case queue <- t:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	go func() {
+		wg.Wait()
+		close(results)
+	}()
+	for o := range results {
+		done(o)
+	}
+}
+
+// localWorker runs tasks in this process.
+type localWorker struct{ out string }
+
+func (w localWorker) do(t task) (seedRun, error) { return execute(t, w.out) }
+func (localWorker) close() error                 { return nil }
+
+// processWorker is a child process speaking JSON lines: a task in, a reply out.
+type processWorker struct {
+	cmd *exec.Cmd
+	in  io.WriteCloser
+	out *bufio.Scanner
+}
+
+// workerReply is a child's answer to one task.
+type workerReply struct {
+	Run   seedRun `json:"run"`
+	Error string  `json:"error,omitempty"`
+	// Nondeterministic carries exit 5 across the process boundary.
+	Nondeterministic bool `json:"nondeterministic,omitempty"`
+}
+
+func startProcessWorker(out string) (*processWorker, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return nil, fmt.Errorf("find own executable: %w", err)
+	}
+	cmd := exec.Command(exe, "worker", "--out", out)
+	cmd.Env = append(os.Environ(), "GOMAXPROCS=1")
+	cmd.Stderr = os.Stderr
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, err
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("start worker process: %w", err)
+	}
+	sc := bufio.NewScanner(stdout)
+	sc.Buffer(make([]byte, 1<<20), 64<<20)
+	return &processWorker{cmd: cmd, in: in, out: sc}, nil
+}
+
+func (w *processWorker) do(t task) (seedRun, error) {
+	b, _ := json.Marshal(t)
+	if _, err := w.in.Write(append(b, '\n')); err != nil {
+		return seedRun{}, fmt.Errorf("worker process: send %s seed %d: %w", t.Scenario, t.Seed, err)
+	}
+	if !w.out.Scan() {
+		err := w.out.Err()
+		if err == nil {
+			err = errors.New("exited")
+		}
+		return seedRun{}, fmt.Errorf("worker process died on %s seed %d: %v", t.Scenario, t.Seed, err)
+	}
+	var r workerReply
+	if err := json.Unmarshal(w.out.Bytes(), &r); err != nil {
+		return seedRun{}, fmt.Errorf("worker process: bad reply: %w", err)
+	}
+	switch {
+	case r.Nondeterministic:
+		return r.Run, &errNondeterministic{msg: r.Error}
+	case r.Error != "":
+		return r.Run, errors.New(r.Error)
+	}
+	return r.Run, nil
+}
+
+func (w *processWorker) close() error {
+	_ = w.in.Close()
+	return w.cmd.Wait()
+}
+
+// serveWorker is the child's side: tasks on in, replies on out, until EOF.
+func serveWorker(in io.Reader, out io.Writer, dir string) error {
+	sc := bufio.NewScanner(in)
+	enc := json.NewEncoder(out)
+	for sc.Scan() {
+		var t task
+		if err := json.Unmarshal(sc.Bytes(), &t); err != nil {
+			return fmt.Errorf("worker: bad task %q: %w", strings.TrimSpace(sc.Text()), err)
+		}
+		run, err := execute(t, dir)
+		reply := workerReply{Run: run}
+		if err != nil {
+			reply.Error = err.Error()
+			var nd *errNondeterministic
+			reply.Nondeterministic = errors.As(err, &nd)
+		}
+		if err := enc.Encode(reply); err != nil {
+			return err
+		}
+	}
+	return sc.Err()
+}
