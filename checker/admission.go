@@ -138,7 +138,7 @@ func checkRunKeysLive(c *run) {
 		if _, ok := snap.Runs[runID]; ok || h.End-at <= bound {
 			continue
 		}
-		c.violate(LayerLiveness, "run_key_reserved_without_run", key, 0, h.End,
+		c.violate(LayerLiveness, "run_key_reserved_without_run", key, lastRunStep(h, key), h.End,
 			"idempotency key %s still reserved for run %s, which does not exist, %s after the reservation", key, runID, h.End-at)
 	}
 }

@@ -54,6 +54,10 @@ func newMachine(t *rapid.T) *machine {
 	inj := &armedInjector{}
 	seed := rapid.Uint64().Draw(t, "seed")
 	cfg := sim.Config{Seed: seed, Injector: inj, Replicas: 2, Workload: sim.Workload{Scripted: true, RunLimit: 1}}
+	// An ambiguous publish (PublishFailsAfterStored) duplicates a dispatch by
+	// construction unless the broker de-duplicates: the deployment the engine
+	// is specified for, as in every scenario but ambiguous-publish-no-dedup.
+	cfg.Bus.Dedup = true
 	m := &machine{w: sim.NewWorld(cfg), inj: inj, kinds: pointKinds()}
 	m.w.Start()
 	return m

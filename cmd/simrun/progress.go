@@ -14,6 +14,7 @@ import (
 // seeds/s, failures so far), plain lines otherwise (a CI log).
 type progress struct {
 	w        io.Writer
+	what     string
 	bar      *progressbar.ProgressBar
 	total    int
 	finished int
@@ -23,7 +24,7 @@ type progress struct {
 }
 
 func newProgress(w io.Writer, total int, what string) *progress {
-	p := &progress{w: w, total: total, start: time.Now()} // determinism-ok: progress display
+	p := &progress{w: w, what: what, total: total, start: time.Now()} // determinism-ok: progress display
 	if f, ok := w.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
 		p.bar = progressbar.NewOptions(total,
 			progressbar.OptionSetWriter(w),
@@ -48,7 +49,7 @@ func (p *progress) done(ok bool) {
 		p.failed++
 	}
 	if p.bar != nil {
-		p.bar.Describe(fmt.Sprintf("failures %d", p.failed))
+		p.bar.Describe(fmt.Sprintf("%s · %d failed", p.what, p.failed))
 		_ = p.bar.Add(1)
 		return
 	}
