@@ -2,7 +2,6 @@ package checker
 
 import (
 	"strconv"
-	"strings"
 
 	dto "github.com/prometheus/client_model/go"
 
@@ -88,26 +87,10 @@ func checkMetrics(c *run) {
 		c.violate(LayerInvariants, "metrics", "", 0, end, "more rollback failures (%d) than rollbacks (%d)", rf, rb)
 	}
 	// A replica can only have failed closed on a state read that failed.
-	if got, reads := c.counter("scheduler_state_read_fail_closed_total"), failedJobReads(c.in.History); got > reads {
+	if got, reads := c.counter("scheduler_state_read_fail_closed_total"), c.in.History.Redis.FailedJobReads; got > reads {
 		c.violate(LayerInvariants, "metrics", "", 0, end,
 			"scheduler_state_read_fail_closed_total=%d but only %d replica reads of a job failed", got, reads)
 	}
-}
-
-// failedJobReads counts injected failures of a replica's plain (non-script)
-// command on a job hash: the reads a fail-closed decision can follow.
-func failedJobReads(h *sim.History) int {
-	n := 0
-	for _, f := range h.Faults {
-		if f.Point != sim.PointRedis || f.Effect != sim.EffectFailBeforeApply || !strings.HasPrefix(f.Actor, "replica-") {
-			continue
-		}
-		cmd, key, _ := strings.Cut(f.Target, " ")
-		if !strings.HasPrefix(cmd, "eval") && strings.HasPrefix(key, "job:") {
-			n++
-		}
-	}
-	return n
 }
 
 // counter sums a counter family over every gatherer and label set.

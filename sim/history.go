@@ -125,4 +125,6 @@ type RedisStats struct {
 	Commands int
 	Scripts  int
 	Faulted  int
+	// FailedJobReads counts replica reads of a job that returned an error.
+	FailedJobReads int
 }

@@ -127,6 +127,35 @@ func (h *storeHook) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.Pr
 }
 
 func (h *storeHook) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
+	process := h.process(next)
+	return func(ctx context.Context, cmd redis.Cmder) error {
+		err := process(ctx, cmd)
+		h.countFailedJobRead(ctx, cmd, err)
+		return err
+	}
+}
+
+// countFailedJobRead keeps the ground truth a fail-closed decision can follow:
+// a replica's read of a job that returned an error, whatever the cause (an
+// injected fault, a context cancelled by fencing, a crash).
+func (h *storeHook) countFailedJobRead(ctx context.Context, cmd redis.Cmder, err error) {
+	name := strings.ToLower(cmd.Name())
+	if err == nil || errors.Is(err, redis.Nil) || handshake[name] || !readOnly[name] {
+		return
+	}
+	a := ActorOf(ctx)
+	if a == nil || !strings.HasPrefix(a.grp.Name, "replica-") {
+		return
+	}
+	w := h.s.w
+	if _, ok := w.cfg.JobIDFromKey(firstKey(name, cmd.Args())); ok {
+		w.hist.Redis.FailedJobReads++
+	}
+}
+
+// process is the hook proper: a yield point, a fault point, and the observer
+// of what each command committed.
+func (h *storeHook) process(next redis.ProcessHook) redis.ProcessHook {
 	return func(ctx context.Context, cmd redis.Cmder) error {
 		w := h.s.w
 		k := w.k
