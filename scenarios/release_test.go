@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"os"
 	"testing"
 	"time"
 )
@@ -47,4 +48,18 @@ func TestRelease(t *testing.T) {
 		t.Skip("the release suite runs in full mode")
 	}
 	runSuite(t, Release())
+}
+
+// TestRegression runs the pinned seeds alone: `go test ./scenarios -run TestRegression`.
+func TestRegression(t *testing.T) {
+	runSuite(t, Regression())
+}
+
+// TestExploratory is the nightly swarm (500 seeds, a few minutes); it runs
+// only when asked: `DISPATCHSIM_EXPLORATORY=1 go test ./scenarios -run TestExploratory`.
+func TestExploratory(t *testing.T) {
+	if os.Getenv("DISPATCHSIM_EXPLORATORY") == "" {
+		t.Skip("set DISPATCHSIM_EXPLORATORY=1 to run the exploratory suite")
+	}
+	runSuite(t, Exploratory())
 }
