@@ -167,7 +167,7 @@ func (w *World) completeDueRuns(ctx context.Context) {
 func (w *World) sweepReservations(ctx context.Context) {
 	a := ActorOf(ctx)
 	for {
-		a.SleepUntil(w.k.now + w.admitCfg.StaleReservationAfter)
+		a.SleepUntil(w.k.now + w.admit.Config().StaleReservationAfter)
 		if n, err := w.admit.SweepStaleReservations(ctx); n > 0 || err != nil {
 			w.k.tracef(a.name, "swept %d stale reservations, err=%v", n, err)
 		}
@@ -191,7 +191,7 @@ type AdmissionSnapshot struct {
 func (w *World) snapshotAdmission() AdmissionSnapshot {
 	mr := w.store.mr
 	snap := AdmissionSnapshot{Keys: map[string]string{}, Reserved: map[string]time.Duration{},
-		Runs: map[string]map[string]string{}, StaleAfter: w.admitCfg.StaleReservationAfter}
+		Runs: map[string]map[string]string{}, StaleAfter: w.admit.Config().StaleReservationAfter}
 	keys := mr.Keys()
 	sort.Strings(keys)
 	for _, key := range keys {

@@ -68,8 +68,8 @@ func (w *World) Workers() int { return len(w.workers) }
 // CrashWorker takes worker i (0-based) down now; it restarts after its delay.
 func (w *World) CrashWorker(i int) { w.workers[i].crash() }
 
-// Abort stops a world that will not be finished (a driver that failed midway)
-// and frees its actors and store.
+// Abort stops a started world that will not be finished (a driver that
+// failed midway) and frees its actors and store.
 func (w *World) Abort() {
 	w.stopWatch()
 	w.k.Shutdown()

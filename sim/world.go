@@ -153,7 +153,6 @@ type World struct {
 	workers  []*worker
 	gateway  *engine.JobStore
 	admit    *engine.Admission
-	admitCfg engine.AdmissionConfig
 	// gatewayRegistry holds the gateway's admission metrics.
 	gatewayRegistry *prometheus.Registry
 	healing         bool
@@ -201,7 +200,7 @@ func NewWorld(cfg Config) *World {
 	if err != nil {
 		panic(fmt.Sprintf("sim: gateway admission: %v", err)) // a harness bug, not an input error
 	}
-	w.admit, w.admitCfg = admit, admit.Config()
+	w.admit = admit
 	for i := range cfg.Replicas {
 		w.replicas = append(w.replicas, &replica{name: fmt.Sprintf("replica-%d", i+1), index: i})
 	}
