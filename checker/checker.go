@@ -55,6 +55,10 @@ type Spec struct {
 	// expected by construction (an ambiguous publish with no de-duplication at
 	// the broker or the worker): the scenario then asserts the violation is found.
 	ExactlyOnceImpossible bool
+	// AllSucceed says every accepted job can succeed (healthy workers, a
+	// fault that heals in time): each must end SUCCEEDED, or CANCELLED by its
+	// client.
+	AllSucceed bool
 	// LinearizabilityTimeout bounds each partition's check (5s of wall time).
 	LinearizabilityTimeout time.Duration
 }

@@ -215,3 +215,18 @@ func TestEngineRunWithoutFaultsPasses(t *testing.T) {
 	require.False(t, r.Failed(), r.Summary())
 	require.Len(t, r.Partitions, 20)
 }
+
+// Where every job can succeed (seed 003's healing race), a job failed for a
+// cause that healed in time is a liveness violation; a cancelled one is not.
+func TestFailedJobWhereAllCanSucceedIsCaught(t *testing.T) {
+	s := newStory().dispatch("j1").submit("j2").commit("j2", engine.StatePending).commit("j2", engine.StateScheduled).
+		commit("j2", engine.StateFailed).submit("j3").commit("j3", engine.StatePending).commit("j3", engine.StateCancelled)
+	s.final["j2"]["last_error_code"] = string(engine.ReasonNoPoolMappingTopic)
+	s.dlq["j2"] = engine.DLQEntry{Status: engine.StateFailed, LastState: engine.StateScheduled, ReasonCode: engine.ReasonNoPoolMappingTopic}
+	s.h.End = s.at() + time.Second
+	r := Check(Input{History: &s.h, Final: s.final, DLQ: s.dlq, Spec: Spec{AllSucceed: true}})
+	require.Equal(t, []string{"job_succeeded"}, checkers(r))
+	require.Equal(t, "j2", r.Violations[0].Job)
+
+	require.False(t, Check(Input{History: &s.h, Final: s.final, DLQ: s.dlq}).Failed(), "without the promise, FAILED is an outcome")
+}

@@ -14,6 +14,11 @@ func checkLiveness(c *run) {
 			continue
 		}
 		st := engine.JobState(c.in.Final[s.JobID]["state"])
+		if c.spec.AllSucceed && st.Terminal() && st != engine.StateSucceeded && st != engine.StateCancelled {
+			changes := c.jobStates[s.JobID]
+			c.violate(LayerLiveness, "job_succeeded", s.JobID, lastStep(changes), h.End,
+				"job %s ended %s (DLQ reason %q) though every job could succeed", s.JobID, st, c.in.DLQ[s.JobID].ReasonCode)
+		}
 		if !st.Terminal() {
 			changes := c.jobStates[s.JobID]
 			var step uint64

@@ -13,6 +13,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/dispatchsim/dispatchsim/mutants"
 	"github.com/dispatchsim/dispatchsim/reports"
 )
 
@@ -254,9 +255,7 @@ func TestEngineDefectFailsWithArtifactsAndShrinks(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds a second binary")
 	}
-	bin := buildMutant(t, "../../engine/admission.go",
-		"\t\t\ta.cleanupReservation(ctx, resv, cleanupConcurrencyLimit)\n\t\t\treturn rejected(http.StatusTooManyRequests, \"max concurrent runs reached\",\n\t\t\t\tfmt.Errorf(\"org %s has",
-		"\t\t\treturn rejected(http.StatusTooManyRequests, \"max concurrent runs reached\",\n\t\t\t\tfmt.Errorf(\"org %s has")
+	bin := buildMutant(t, "429-leaves-key-reserved")
 	out := t.TempDir()
 	r := simrun(t, bin, "run", "--suite", "regression", "-j", "2", "--out", out)
 	require.Equal(t, exitLiveness, r.code, r.stdout+r.stderr)
@@ -285,25 +284,17 @@ func TestEngineDefectFailsWithArtifactsAndShrinks(t *testing.T) {
 	require.Equal(t, exitNondeterministic, r.code)
 }
 
-// buildMutant builds simrun with one edit to an engine file, through an
-// overlay: the tree is untouched. The edit must still apply.
-func buildMutant(t *testing.T, file, from, to string) string {
+// buildMutant builds simrun with a mutant of the catalog put into the engine
+// through an overlay: the tree is untouched.
+func buildMutant(t *testing.T, name string) string {
 	t.Helper()
-	src, err := filepath.Abs(file)
-	require.NoError(t, err)
-	b, err := os.ReadFile(src)
-	require.NoError(t, err)
-	require.Contains(t, string(b), from, "the mutation no longer applies to %s", file)
+	m, ok := mutants.Lookup(name)
+	require.True(t, ok, "mutant %s", name)
 	dir := t.TempDir()
-	mutated := filepath.Join(dir, filepath.Base(file))
-	require.NoError(t, os.WriteFile(mutated, []byte(strings.Replace(string(b), from, to, 1)), 0o644))
-	overlay, err := json.Marshal(map[string]map[string]string{"Replace": {src: mutated}})
+	overlay, err := m.Overlay("../..", dir)
 	require.NoError(t, err)
-	overlayFile := filepath.Join(dir, "overlay.json")
-	require.NoError(t, os.WriteFile(overlayFile, overlay, 0o644))
 	bin := filepath.Join(dir, "simrun-mutant")
-	cmd := exec.Command("go", "build", "-overlay", overlayFile, "-o", bin, ".")
-	out, err := cmd.CombinedOutput()
+	out, err := exec.Command("go", "build", "-overlay", overlay, "-o", bin, ".").CombinedOutput()
 	require.NoError(t, err, string(out))
 	return bin
 }
