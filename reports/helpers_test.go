@@ -3,29 +3,11 @@ package reports
 import (
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/dispatchsim/dispatchsim/checker"
-	"github.com/dispatchsim/dispatchsim/faults"
 	"github.com/dispatchsim/dispatchsim/scenarios"
 	"github.com/dispatchsim/dispatchsim/sim"
 )
-
-// runKeepingTrace plays one seed as Scenario.run does, but keeps the trace
-// text, which the scenario's own run does not.
-func runKeepingTrace(sc scenarios.Scenario, seed uint64) *scenarios.Outcome {
-	start := time.Now()
-	inj := faults.New(sc.FaultOptions(seed), seed)
-	cfg := sc.Config(seed, inj)
-	cfg.KeepTrace = true
-	w := sim.NewWorld(cfg)
-	res := w.Run()
-	wall := time.Since(start)
-	r := checker.Check(checker.Input{History: res.History, Final: res.Final, DLQ: res.DLQ, Metrics: w.Metrics(),
-		Spec: sc.Spec, RunErr: res.Err})
-	return &scenarios.Outcome{Scenario: sc.Name, Seed: seed, Checksum: res.Checksum, Steps: res.Steps, Result: r,
-		Run: res, World: w, Plan: inj.Plan(), Fired: inj.Fired(), Wall: wall, Check: r.Figures.CheckDuration}
-}
 
 const dupScenario = "ambiguous-publish-no-dedup"
 
@@ -44,7 +26,7 @@ func failingRun(t *testing.T) *scenarios.Outcome {
 			return
 		}
 		for _, seed := range sc.Seeds.Seeds() {
-			if o := runKeepingTrace(sc, seed); o.HasViolation("exactly_once_publish") {
+			if o := sc.RunTraced(seed, nil); o.HasViolation("exactly_once_publish") {
 				failingOutcome = o
 				return
 			}
