@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"runtime"
 	"runtime/debug"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -20,6 +21,7 @@ import (
 type Kernel struct {
 	rng      *rand.Rand
 	epoch    time.Time
+	line     []byte // tracef's buffer
 	now      time.Duration
 	step     uint64
 	actors   []*Actor // live actors, creation order
@@ -121,12 +123,20 @@ func (k *Kernel) group(name string) *Group {
 	return g
 }
 
-// tracef records one decision line.
+// tracef records one decision line: "step=N t=S.mmms actor=A " and the
+// message. It is on the hot path of every run, so the line is built in one
+// reused buffer.
 func (k *Kernel) tracef(actor string, format string, args ...any) {
-	var b strings.Builder
-	fmt.Fprintf(&b, "step=%d t=%s actor=%s ", k.step, fmtTime(k.now), actor)
-	fmt.Fprintf(&b, format, args...)
-	k.trace.add(b.String())
+	b := append(k.line[:0], "step="...)
+	b = strconv.AppendUint(b, k.step, 10)
+	b = append(b, " t="...)
+	b = appendTime(b, k.now)
+	b = append(b, " actor="...)
+	b = append(b, actor...)
+	b = append(b, ' ')
+	b = fmt.Appendf(b, format, args...)
+	k.line = b
+	k.trace.add(b)
 }
 
 // Spawn creates a runnable actor in group running fn. It may be called by the

@@ -2,8 +2,7 @@ package sim
 
 import (
 	"bytes"
-	"fmt"
-	"hash/fnv"
+	"strconv"
 	"time"
 )
 
@@ -17,25 +16,33 @@ type Trace struct {
 	maxBytes int
 }
 
-const fnvOffset64 = 14695981039346656037
+// FNV-1a, 64 bit.
+const (
+	fnvOffset64 = 14695981039346656037
+	fnvPrime64  = 1099511628211
+)
 
 func newTrace(keep bool) *Trace {
 	return &Trace{sum: fnvOffset64, keep: keep, maxBytes: 64 << 20}
 }
 
-// add folds one line (the caller formats "step=N t=... actor=... what").
-func (t *Trace) add(line string) {
-	h := fnv.New64a()
-	var b [8]byte
+// add folds one line (the caller formats "step=N t=... actor=... what"): the
+// new sum is FNV-1a over the previous sum's 8 bytes, little-endian, then the
+// line. The hash is written out here because it runs for every decision.
+func (t *Trace) add(line []byte) {
+	h := uint64(fnvOffset64)
 	for i := range 8 {
-		b[i] = byte(t.sum >> (8 * i))
+		h ^= uint64(byte(t.sum >> (8 * i)))
+		h *= fnvPrime64
 	}
-	_, _ = h.Write(b[:])
-	_, _ = h.Write([]byte(line))
-	t.sum = h.Sum64()
+	for _, c := range line {
+		h ^= uint64(c)
+		h *= fnvPrime64
+	}
+	t.sum = h
 	t.lines++
 	if t.keep && t.buf.Len() < t.maxBytes {
-		t.buf.WriteString(line)
+		t.buf.Write(line)
 		t.buf.WriteByte('\n')
 	}
 }
@@ -50,7 +57,23 @@ func (t *Trace) Lines() int { return t.lines }
 func (t *Trace) Bytes() []byte { return t.buf.Bytes() }
 
 // fmtTime renders virtual time since the epoch as seconds with milliseconds.
-func fmtTime(d time.Duration) string {
+func fmtTime(d time.Duration) string { return string(appendTime(nil, d)) }
+
+// appendTime appends d as seconds with milliseconds ("12.034s").
+func appendTime(b []byte, d time.Duration) []byte {
 	ms := d.Milliseconds()
-	return fmt.Sprintf("%d.%03ds", ms/1000, ms%1000)
+	b = strconv.AppendInt(b, ms/1000, 10)
+	b = append(b, '.')
+	frac := ms % 1000
+	if frac < 0 {
+		frac = -frac
+	}
+	if frac < 100 {
+		b = append(b, '0')
+	}
+	if frac < 10 {
+		b = append(b, '0')
+	}
+	b = strconv.AppendInt(b, frac, 10)
+	return append(b, 's')
 }
