@@ -36,6 +36,9 @@ type Kernel struct {
 	onAdvance []func(time.Time)
 	onStall   func()
 
+	// idle are goroutines whose actor finished, waiting for the next one.
+	idle []*runner
+
 	panicMsg string
 	stalled  atomic.Pointer[string]
 	progress atomic.Uint64
@@ -148,23 +151,57 @@ func (k *Kernel) Spawn(group, name string, fn func(ctx context.Context)) *Actor 
 		wake: make(chan struct{}), runnable: true}
 	a.ctx = context.WithValue(context.Background(), actorKey{}, a)
 	k.actors = append(k.actors, a)
-	go a.main(fn) // determinism-ok: a kernel actor runs only while it holds the baton
+	if n := len(k.idle); n > 0 {
+		r := k.idle[n-1]
+		k.idle = k.idle[:n-1]
+		r.next <- job{a, fn}
+		return a
+	}
+	go k.runActors(job{a, fn}) // determinism-ok: a kernel actor runs only while it holds the baton
 	return a
 }
 
-func (a *Actor) main(fn func(ctx context.Context)) {
+// A runner is a goroutine that runs actors one after another. A new actor on a
+// fresh goroutine grows its stack again through go-redis and Lua (a twelfth of
+// a run's CPU); a reused one keeps it. Which goroutine runs an actor changes
+// nothing: the actor still runs only while it holds the baton.
+type runner struct{ next chan job }
+
+type job struct {
+	a  *Actor
+	fn func(ctx context.Context)
+}
+
+func (k *Kernel) runActors(j job) {
+	r := &runner{next: make(chan job)}
+	for j.a != nil {
+		j.a.main(j.fn, r)
+		j = <-r.next
+	}
+}
+
+// main runs the actor once it is handed the baton. An actor that returns (or
+// was killed before it began) parks its goroutine in k.idle before handing
+// the baton back, so the kernel never sees the list change under it; one
+// killed at a yield point (runtime.Goexit) or that panicked takes its
+// goroutine with it.
+func (a *Actor) main(fn func(ctx context.Context), r *runner) {
+	returned := false
 	defer func() {
-		if r := recover(); r != nil {
-			a.k.panicMsg = fmt.Sprintf("actor %s panicked: %v\n%s", a.name, r, debug.Stack())
+		if rec := recover(); rec != nil {
+			a.k.panicMsg = fmt.Sprintf("actor %s panicked: %v\n%s", a.name, rec, debug.Stack())
 		}
 		a.done = true
+		if returned {
+			a.k.idle = append(a.k.idle, r)
+		}
 		a.k.yielded <- struct{}{}
 	}()
 	<-a.wake
-	if a.dead {
-		return
+	if !a.dead {
+		fn(a.ctx)
 	}
-	fn(a.ctx)
+	returned = true
 }
 
 // Yield hands the baton back; the actor stays runnable.
@@ -439,6 +476,10 @@ func (k *Kernel) Shutdown() {
 		a.dead = true
 	}
 	k.reap()
+	for _, r := range k.idle {
+		r.next <- job{}
+	}
+	k.idle = nil
 }
 
 // watch starts the wall-clock watchdog: an actor that blocks outside the kernel
