@@ -124,6 +124,16 @@ var All = []Mutant{
 		Scenario: "no-pool-mapping-race",
 		Catches:  []string{"job_succeeded"},
 	},
+	{
+		Name:        "retry-cap-hides-root-cause",
+		Origin:      "seed 003",
+		Description: "a job at the scheduling-retry cap is dead-lettered as max_scheduling_retries, hiding the cause it retried on",
+		Edits: []Edit{{File: "engine/scheduler.go",
+			From: "\t\tcause := job.LastErrorCode\n",
+			To:   "\t\tcause := ReasonCode(\"\")\n"}},
+		Scenario: "scheduling-retry-cap",
+		Catches:  []string{"dlq_root_cause"},
+	},
 }
 
 // Lookup finds a mutant by name.

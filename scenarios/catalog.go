@@ -69,6 +69,21 @@ func All() []Scenario {
 			Seeds: SeedRange{First: 3100, Count: 4},
 		},
 		{
+			Name:   "scheduling-retry-cap",
+			Source: "seed 003",
+			Description: "a pool with no live workers: its jobs retry to a low cap while store reads fail now and then, and " +
+				"each DLQ entry must name no_workers, never max_scheduling_retries",
+			Faults:  []faults.Kind{faults.StoreReadFails},
+			Options: often(0.02, faults.StoreReadFails),
+			World: func(cfg *sim.Config) {
+				cfg.WorkerSpecs = []sim.WorkerSpec{{ID: "w1", Pool: "general", MaxParallel: 4}, {ID: "w2", Pool: "general", MaxParallel: 4}}
+				cfg.Workload.Jobs = 12
+				cfg.Workload.Topics = []string{"default", "gpu"}
+				cfg.Engine = func(c *engine.Config) { c.MaxSchedulingRetries = 5 }
+			},
+			Seeds: SeedRange{First: 3200, Count: 4},
+		},
+		{
 			Name:   "idempotency-reservation",
 			Source: "seed 002",
 			Description: "workflow runs under max concurrent runs 1: keys are reserved before the capacity check, so every " +
