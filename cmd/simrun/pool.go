@@ -42,6 +42,10 @@ func runPool(ctx context.Context, workers []worker, tasks []task, done func(outc
 			for t := range queue {
 				run, err := w.do(t)
 				results <- outcome{task: t, run: run, err: err}
+				var died *errWorkerDied
+				if errors.As(err, &died) {
+					return // the other workers take the rest; what none runs is reported missing
+				}
 			}
 		}()
 	}
@@ -69,6 +73,11 @@ type localWorker struct{ out string }
 
 func (w localWorker) do(t task) (seedRun, error) { return execute(t, w.out) }
 func (localWorker) close() error                 { return nil }
+
+// errWorkerDied is a worker process gone: its task is lost and it takes no more.
+type errWorkerDied struct{ msg string }
+
+func (e *errWorkerDied) Error() string { return e.msg }
 
 // processWorker is a child process speaking JSON lines: a task in, a reply out.
 type processWorker struct {
@@ -119,7 +128,7 @@ func (w *processWorker) do(t task) (seedRun, error) {
 		if err == nil {
 			err = errors.New("exited")
 		}
-		return seedRun{}, fmt.Errorf("worker process died on %s seed %d: %v", t.Scenario, t.Seed, err)
+		return seedRun{}, &errWorkerDied{fmt.Sprintf("worker process died on %s seed %d: %v", t.Scenario, t.Seed, err)}
 	}
 	var r workerReply
 	if err := json.Unmarshal(w.out.Bytes(), &r); err != nil {
