@@ -230,3 +230,26 @@ func TestFailedJobWhereAllCanSucceedIsCaught(t *testing.T) {
 
 	require.False(t, Check(Input{History: &s.h, Final: s.final, DLQ: s.dlq}).Failed(), "without the promise, FAILED is an outcome")
 }
+
+// CheckInvariants, the state machine's per-step check, judges a run in
+// progress: a job still RUNNING is fine, a second publish or a resurrection
+// is not.
+func TestCheckInvariantsMidRun(t *testing.T) {
+	s := newStory().submit("j1").commit("j1", engine.StatePending).commit("j1", engine.StateScheduled).
+		commit("j1", engine.StateDispatched).publish("j1", 0, sim.PublishStored).commit("j1", engine.StateRunning)
+	require.Empty(t, CheckInvariants(Input{History: &s.h}), "an unfinished job is not a violation mid-run")
+
+	s.publish("j1", 0, sim.PublishStored)
+	var got []string
+	for _, v := range CheckInvariants(Input{History: &s.h}) {
+		got = append(got, v.Checker)
+	}
+	require.Equal(t, []string{"exactly_once_publish"}, got)
+
+	r := newStory().dispatch("j2").commit("j2", engine.StateScheduled)
+	got = nil
+	for _, v := range CheckInvariants(Input{History: &r.h}) {
+		got = append(got, v.Checker)
+	}
+	require.Contains(t, got, "no_resurrection")
+}
