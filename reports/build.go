@@ -1,11 +1,14 @@
 package reports
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"os"
 	"slices"
 	"sort"
+	"strings"
 )
 
 // seedKey identifies a seed's run across shards.
@@ -20,10 +23,14 @@ func keyOf(r SeedResult) seedKey { return seedKey{r.Scenario, r.Finding, r.Seed}
 // finding, seed in the case's list) and sums coverage over every seed. A case
 // with missing seeds (a shard) is judged on the seeds it has, but its coverage
 // (never-fired kinds, the expected violation) only once it is complete: a
-// shard cannot know what the others fired.
+// shard cannot know what the others fired. Seeds of this shard's share
+// (shard "I/N", or every seed when "") that have no result make the case and
+// the summary incomplete.
 func Build(tool, suite, shard string, cases []CaseSpec, seeds []SeedResult, wall float64) *Summary {
 	s := &Summary{Version: SummaryVersion, Tool: tool, Suite: suite, Shard: shard, WallSeconds: wall,
 		Coverage: Coverage{Fired: map[string]int{}, Branches: map[string]int{}}}
+	s.ShardIndex, s.ShardCount = parseShard(shard)
+	s.SuiteSeeds, s.SeedList = seedList(cases)
 
 	// Each seed belongs to the first case that claims it; seeds no case
 	// claims sort last and still count (a caller's mistake must not hide a
@@ -69,21 +76,120 @@ func Build(tool, suite, shard string, cases []CaseSpec, seeds []SeedResult, wall
 		}
 	}
 
-	s.Verdict = VerdictPass
 	s.Cases = make([]CaseResult, 0, len(cases))
+	task := 0 // the seed's index in the whole run, which decides its shard
 	for ci, c := range cases {
-		cr := judgeCase(c, byCase[ci])
-		s.Verdict = worse(s.Verdict, cr.Verdict)
+		mine := map[uint64]bool{}
+		for _, seed := range c.Seeds {
+			if InShard(task, s.ShardIndex, s.ShardCount) {
+				mine[seed] = true
+				s.Planned++
+			}
+			task++
+		}
+		cr := judgeCase(c, byCase[ci], mine)
+		s.NotRun += len(cr.NotRun)
 		s.Cases = append(s.Cases, cr)
 	}
-	for _, r := range byCase[len(cases)] {
-		s.Verdict = worse(s.Verdict, r.Verdict)
-	}
+	s.Groups = failureGroups(s.Seeds)
+	s.judge()
 	return s
 }
 
-// judgeCase computes one case's result from its seeds (in seed order).
-func judgeCase(c CaseSpec, seeds []SeedResult) CaseResult {
+// InShard reports whether the task at index i (0-based, in run order) belongs
+// to shard index of count: every count-th task from index-1.
+func InShard(i, index, count int) bool { return count <= 1 || i%count == index-1 }
+
+// parseShard reads "I/N"; "" (or anything else) is the whole run, 1 of 1.
+func parseShard(shard string) (index, count int) {
+	if _, err := fmt.Sscanf(shard, "%d/%d", &index, &count); err != nil || count < 1 || index < 1 || index > count {
+		return 1, 1
+	}
+	return index, count
+}
+
+// seedList counts the run's seeds and fingerprints their order: shards of one
+// run share it, whatever their share.
+func seedList(cases []CaseSpec) (int, string) {
+	h := sha256.New()
+	n := 0
+	for _, c := range cases {
+		for _, seed := range c.Seeds {
+			fmt.Fprintf(h, "%s\t%s\t%d\t%s\n", c.Scenario, c.Finding, seed, c.ExpectViolation)
+			n++
+		}
+	}
+	return n, hex.EncodeToString(h.Sum(nil))[:16]
+}
+
+// judge sets the summary's verdict from its cases, its seeds and what
+// stopped it early.
+func (s *Summary) judge() {
+	v := VerdictPass
+	for _, c := range s.Cases {
+		if c.Verdict != VerdictIncomplete {
+			v = worse(v, c.Verdict)
+		}
+	}
+	for _, r := range s.Seeds {
+		v = worse(v, r.Verdict)
+	}
+	if s.NotRun > 0 && !s.IncompleteAccepted {
+		v = worse(v, VerdictIncomplete)
+	}
+	if s.InterruptedBy != "" {
+		v = VerdictInterrupted
+	}
+	s.Verdict = v
+}
+
+// Interrupt records that signal (SIGINT, SIGTERM) stopped the run: the
+// verdict is interrupted whatever the seeds so far said.
+func (s *Summary) Interrupt(signal string) {
+	s.InterruptedBy = signal
+	s.Stopped = "interrupted by " + signal
+	s.judge()
+}
+
+// StoppedBy records why seeds were left unrun (a budget, --fail-fast, a dead
+// worker); accept makes unrun seeds no reason to fail (--allow-incomplete).
+func (s *Summary) StoppedBy(reason string, accept bool) {
+	s.Stopped = reason
+	s.IncompleteAccepted = accept
+	s.judge()
+}
+
+// failureGroups groups failing seeds by scenario and first checker, largest
+// group first; each keeps its first seed's replay line.
+func failureGroups(seeds []SeedResult) []FailureGroup {
+	var groups []FailureGroup
+	at := map[[2]string]int{}
+	for _, r := range seeds {
+		if !failing(r.Verdict) {
+			continue
+		}
+		checker := "linearizability " + r.Linearizability
+		if len(r.Violations) > 0 {
+			checker = r.Violations[0].Checker
+		}
+		k := [2]string{r.Scenario, checker}
+		i, ok := at[k]
+		if !ok {
+			i = len(groups)
+			at[k] = i
+			groups = append(groups, FailureGroup{Scenario: r.Scenario, Checker: checker, Verdict: r.Verdict,
+				FirstSeed: r.Seed, Finding: r.Finding, Replay: r.Replay})
+		}
+		groups[i].Count++
+		groups[i].Verdict = worse(groups[i].Verdict, r.Verdict)
+	}
+	sort.SliceStable(groups, func(i, j int) bool { return groups[i].Count > groups[j].Count })
+	return groups
+}
+
+// judgeCase computes one case's result from its seeds (in seed order); mine
+// are the case's seeds this summary was to run.
+func judgeCase(c CaseSpec, seeds []SeedResult, mine map[uint64]bool) CaseResult {
 	cr := CaseResult{CaseSpec: c, Fired: map[string]int{}, Verdict: VerdictPass}
 	have := map[uint64]bool{}
 	for _, r := range seeds {
@@ -102,6 +208,9 @@ func judgeCase(c CaseSpec, seeds []SeedResult) CaseResult {
 	for _, seed := range c.Seeds {
 		if !have[seed] {
 			cr.Missing = append(cr.Missing, seed)
+			if mine[seed] {
+				cr.NotRun = append(cr.NotRun, seed)
+			}
 		}
 	}
 	if len(cr.Missing) == 0 {
@@ -117,6 +226,9 @@ func judgeCase(c CaseSpec, seeds []SeedResult) CaseResult {
 	if len(cr.NeverFired) > 0 {
 		cr.Verdict = worse(cr.Verdict, VerdictSafety) // a false green fails the gate
 	}
+	if len(cr.NotRun) > 0 {
+		cr.Verdict = worse(cr.Verdict, VerdictIncomplete) // "ok, 0 seeds" is no pass
+	}
 	cr.Passed = cr.Verdict == VerdictPass
 	return cr
 }
@@ -130,9 +242,27 @@ func hasChecker(r SeedResult, name string) bool {
 	return false
 }
 
-// Merge joins shard summaries into one: same format version and suite, the
-// same cases, no seed twice. Coverage and verdicts are judged again over the
-// union, so a kind that fired in one shard only counts.
+// MissingShardsError is a merge that lacks some of a run's shards: the
+// merged summary is incomplete, and this names what to look for.
+type MissingShardsError struct {
+	Missing []int // 1-based shard indexes
+	Count   int
+}
+
+func (e *MissingShardsError) Error() string {
+	parts := make([]string, len(e.Missing))
+	for i, m := range e.Missing {
+		parts[i] = fmt.Sprint(m)
+	}
+	return fmt.Sprintf("merge summaries: shard %s of %d missing: their seeds did not run here",
+		strings.Join(parts, ", "), e.Count)
+}
+
+// Merge joins shard summaries into one: same format version, suite, seed list
+// and commit, each shard at most once, no seed twice. Coverage and verdicts
+// are judged again over the union, so a kind that fired in one shard only
+// counts. When shards are missing, Merge returns the merged (incomplete)
+// summary together with a *MissingShardsError.
 func Merge(parts []*Summary) (*Summary, error) {
 	if len(parts) == 0 {
 		return nil, fmt.Errorf("merge summaries: nothing to merge")
@@ -140,7 +270,9 @@ func Merge(parts []*Summary) (*Summary, error) {
 	first := parts[0]
 	var seeds []SeedResult
 	seen := map[seedKey]int{}
+	shardOf := map[int]int{} // shard index -> part
 	wall := 0.0
+	var stopped []string
 	for i, p := range parts {
 		if p == nil {
 			return nil, fmt.Errorf("merge summaries: part %d is empty", i+1)
@@ -152,6 +284,22 @@ func Merge(parts []*Summary) (*Summary, error) {
 		if p.Suite != first.Suite {
 			return nil, fmt.Errorf("merge summaries: part %d is suite %q, part 1 is suite %q", i+1, p.Suite, first.Suite)
 		}
+		if p.SeedList != first.SeedList {
+			return nil, fmt.Errorf("merge summaries: part %d ran seed list %s, part 1 ran %s: not shards of one run",
+				i+1, p.SeedList, first.SeedList)
+		}
+		if p.Provenance.Commit != first.Provenance.Commit {
+			return nil, fmt.Errorf("merge summaries: part %d was built from commit %q, part 1 from %q",
+				i+1, p.Provenance.Commit, first.Provenance.Commit)
+		}
+		if p.ShardCount != first.ShardCount {
+			return nil, fmt.Errorf("merge summaries: part %d is shard %s, part 1 is shard %s: different shard counts",
+				i+1, p.Shard, first.Shard)
+		}
+		if j, dup := shardOf[p.ShardIndex]; dup {
+			return nil, fmt.Errorf("merge summaries: shard %d/%d is in part %d and part %d", p.ShardIndex, p.ShardCount, j, i+1)
+		}
+		shardOf[p.ShardIndex] = i + 1
 		if err := sameCases(first.Cases, p.Cases); err != nil {
 			return nil, fmt.Errorf("merge summaries: part %d: %w", i+1, err)
 		}
@@ -164,13 +312,38 @@ func Merge(parts []*Summary) (*Summary, error) {
 			seen[k] = i + 1
 			seeds = append(seeds, r)
 		}
+		if p.Stopped != "" {
+			stopped = append(stopped, fmt.Sprintf("shard %d/%d %s", p.ShardIndex, p.ShardCount, p.Stopped))
+		}
 		wall += p.WallSeconds
 	}
 	specs := make([]CaseSpec, len(first.Cases))
 	for i, c := range first.Cases {
 		specs[i] = c.CaseSpec
 	}
-	return Build(first.Tool, first.Suite, "", specs, seeds, wall), nil
+	m := Build(first.Tool, first.Suite, "", specs, seeds, wall)
+	m.Provenance = first.Provenance
+	var missing []int
+	for i := 1; i <= first.ShardCount; i++ {
+		if _, ok := shardOf[i]; !ok {
+			missing = append(missing, i)
+		}
+	}
+	if len(missing) > 0 {
+		err := &MissingShardsError{Missing: missing, Count: first.ShardCount}
+		stopped = append(stopped, strings.TrimPrefix(err.Error(), "merge summaries: "))
+	}
+	accepted := true
+	for _, p := range parts {
+		accepted = accepted && p.IncompleteAccepted
+	}
+	if len(stopped) > 0 || accepted {
+		m.StoppedBy(strings.Join(stopped, "; "), accepted && len(missing) == 0)
+	}
+	if len(missing) > 0 {
+		return m, &MissingShardsError{Missing: missing, Count: first.ShardCount}
+	}
+	return m, nil
 }
 
 func findingSuffix(f string) string {

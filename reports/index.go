@@ -23,6 +23,7 @@ type indexView struct {
 	Slowest  []seedRow
 	Failures []seedRow
 	FailCut  int
+	Groups   []FailureGroup
 	ExitCode int
 }
 
@@ -31,7 +32,7 @@ type indexCase struct {
 	Seeds, Ran              int
 	Failed                  []seedLink
 	NeverFired              []string
-	Missing                 int
+	Missing, NotRun         int
 	Fired                   int
 }
 
@@ -70,7 +71,7 @@ func newSeedRow(r SeedResult) seedRow {
 // WriteIndex writes the suite's index page: the verdict, every case, the fault
 // coverage, the slowest seeds, and links to each failing seed's report.
 func WriteIndex(w io.Writer, s *Summary) error {
-	v := indexView{S: s, ExitCode: s.ExitCode()}
+	v := indexView{S: s, ExitCode: s.ExitCode(), Groups: s.Groups}
 	bySeed := map[seedKey]SeedResult{}
 	failedSeeds, missing := 0, 0
 	for _, r := range s.Seeds {
@@ -88,7 +89,7 @@ func WriteIndex(w io.Writer, s *Summary) error {
 	passed := 0
 	for _, c := range s.Cases {
 		ic := indexCase{Name: CaseName(c.CaseSpec), Scenario: c.Scenario, Verdict: c.Verdict, Seeds: len(c.Seeds),
-			NeverFired: c.NeverFired, Missing: len(c.Missing)}
+			NeverFired: c.NeverFired, Missing: len(c.Missing), NotRun: len(c.NotRun)}
 		ic.Ran = ic.Seeds - ic.Missing
 		for _, n := range c.Fired {
 			ic.Fired += n
@@ -132,15 +133,22 @@ func WriteIndex(w io.Writer, s *Summary) error {
 	}
 	v.Totals = []Option{
 		{"cases", fmt.Sprintf("%d (%d passed)", len(s.Cases), passed)},
-		{"seeds run", fmt.Sprint(len(s.Seeds))},
+		{"seeds run", fmt.Sprintf("%d of %d planned", len(s.Seeds), s.Planned)},
 		{"seeds failed", fmt.Sprint(failedSeeds)},
 		{"wall", fmt.Sprintf("%.1fs", s.WallSeconds)},
 		{"seed time", fmt.Sprintf("%.1fs (checking %.1fs)", wall, check)},
 		{"exit code", fmt.Sprint(v.ExitCode)},
 	}
-	if missing > 0 {
-		v.Totals = append(v.Totals, Option{"seeds not in this summary", fmt.Sprint(missing)})
+	if s.NotRun > 0 {
+		v.Totals = append(v.Totals, Option{"seeds not run", fmt.Sprint(s.NotRun)})
 	}
+	if s.Stopped != "" {
+		v.Totals = append(v.Totals, Option{"stopped", s.Stopped})
+	}
+	if other := missing - s.NotRun; other > 0 {
+		v.Totals = append(v.Totals, Option{"seeds in other shards", fmt.Sprint(other)})
+	}
+	v.Totals = append(v.Totals, Option{"build", s.Provenance.String()})
 	var buf bytes.Buffer
 	if err := pages.ExecuteTemplate(&buf, "index.html.tmpl", v); err != nil {
 		return fmt.Errorf("render index: %w", err)

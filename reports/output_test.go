@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/xml"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -21,6 +22,7 @@ func TestJUnit(t *testing.T) {
 	}
 	bad := seed("b", 2, VerdictSafety, "K1")
 	bad.Artifacts = "failures/b-2"
+	bad.WallSeconds = 99
 	s := Build("simrun dev", "release", "", cases, []SeedResult{seed("b", 1, VerdictPass), bad, seed("b", 3, VerdictPass),
 		found("a", 5, "dup-publish", VerdictPass), seed("c", 7, VerdictPass), seed("c", 8, VerdictPass)}, 12)
 	var buf bytes.Buffer
@@ -29,33 +31,65 @@ func TestJUnit(t *testing.T) {
 	var back junitSuite
 	require.NoError(t, xml.Unmarshal(buf.Bytes(), &back), buf.String())
 	require.Equal(t, "release", back.Name)
-	require.Equal(t, 3, back.Tests)
-	require.Equal(t, 1, back.Failures)
-	require.Len(t, back.Cases, 3)
-	require.Equal(t, "b seeds 1..3", back.Cases[0].Name)
-	require.Equal(t, "regression/dup-publish seed 5", back.Cases[1].Name)
-	require.Equal(t, "dispatchsim.release", back.Cases[0].Classname)
-	require.Equal(t, "6.000", back.Cases[0].Time, "summed wall of the case's seeds")
+	require.Equal(t, 4, back.Tests, "three cases and one failing seed")
+	require.Equal(t, 2, back.Failures, "the failing seed, and the case whose K9 never fired")
+	require.Len(t, back.Cases, 4)
+	seedCase := back.Cases[0]
+	require.Equal(t, "b/2", seedCase.Name, "a failing seed is a test case of its own")
+	require.Equal(t, "99.000", seedCase.Time)
+	require.NotNil(t, seedCase.Failure)
+	require.Equal(t, "invariants/exactly_once_publish: job j-1 published 2 times", seedCase.Failure.Message)
+	require.Equal(t, VerdictSafety, seedCase.Failure.Type)
+	require.Contains(t, seedCase.Failure.Body, "invariants/exactly_once_publish job=j-1 step=7: job j-1 published 2 times")
+	require.Contains(t, seedCase.Failure.Body, "replay: simrun replay --scenario b --seed 2")
+	require.Contains(t, seedCase.Failure.Body, "report: failures/b-2/report.html")
 
-	f := back.Cases[0].Failure
+	require.Equal(t, "b seeds 1..3", back.Cases[1].Name)
+	require.Equal(t, "regression/dup-publish seed 5", back.Cases[2].Name)
+	require.Equal(t, "dispatchsim.release", back.Cases[1].Classname)
+	require.Equal(t, "4.000", back.Cases[1].Time, "the case's passing seeds; the failing one has its own time")
+	f := back.Cases[1].Failure
 	require.NotNil(t, f)
-	require.Contains(t, f.Message, "1 of 3 seeds failed (safety)")
-	require.Contains(t, f.Message, "K9")
-	require.Contains(t, f.Body, "invariants/exactly_once_publish job=j-1 step=7: job j-1 published 2 times")
-	require.Contains(t, f.Body, "replay: simrun replay --scenario b --seed 2")
-	require.Contains(t, f.Body, "report: failures/b-2/report.html")
+	require.Contains(t, f.Message, "never fired: K9")
 	require.Contains(t, f.Body, "declared K9 never fired over 3 seeds")
-	require.Nil(t, back.Cases[1].Failure)
+	require.Nil(t, back.Cases[2].Failure)
+
+	total := 0.0
+	for _, c := range back.Cases {
+		var x float64
+		_, err := fmt.Sscanf(c.Time, "%f", &x)
+		require.NoError(t, err)
+		total += x
+	}
+	require.InDelta(t, 99+1+3+5+7+8, total, 1e-9, "test case times add up to the seeds' wall time")
+}
+
+// A run stopped early: the case with unrun seeds fails as incomplete.
+func TestJUnitIncomplete(t *testing.T) {
+	cases := []CaseSpec{{Scenario: "b", Seeds: []uint64{1, 2, 3}}}
+	s := Build("simrun dev", "release", "", cases, []SeedResult{seed("b", 1, VerdictPass)}, 1)
+	s.StoppedBy("budget 1s spent", false)
+	var buf bytes.Buffer
+	require.NoError(t, WriteJUnit(&buf, s))
+	var back junitSuite
+	require.NoError(t, xml.Unmarshal(buf.Bytes(), &back))
+	require.Equal(t, 1, back.Failures)
+	require.Equal(t, VerdictIncomplete, back.Cases[0].Failure.Type)
+	require.Contains(t, back.Cases[0].Failure.Message, "2 of 3 seeds not run")
+	require.Contains(t, buf.String(), `name="verdict" value="incomplete"`)
+	require.Contains(t, buf.String(), `name="stopped" value="budget 1s spent"`)
 }
 
 func TestJUnitShard(t *testing.T) {
 	cases := []CaseSpec{{Scenario: "b", Seeds: []uint64{1, 2}}, {Scenario: "c", Seeds: []uint64{3}}}
-	s := Build("simrun dev", "release", "1/2", cases, []SeedResult{seed("b", 1, VerdictPass)}, 1)
+	// Shard 2/2 runs every second seed: b2 only.
+	s := Build("simrun dev", "release", "2/2", cases, []SeedResult{seed("b", 2, VerdictPass)}, 1)
 	var buf bytes.Buffer
 	require.NoError(t, WriteJUnit(&buf, s))
 	var back junitSuite
 	require.NoError(t, xml.Unmarshal(buf.Bytes(), &back))
 	require.Equal(t, 1, back.Skipped)
+	require.Zero(t, back.Failures)
 	require.NotNil(t, back.Cases[1].Skipped, "no seed of c ran in this shard")
 	require.Contains(t, back.Cases[0].SystemOut, "1 of 2 seeds ran here")
 }

@@ -9,7 +9,7 @@ import (
 
 // SummaryVersion is the format version of summary.json. Bump it whenever a
 // field changes meaning: Merge and ReadSummary refuse any other version.
-const SummaryVersion = 1
+const SummaryVersion = 2
 
 // Verdicts of a seed, a case and a summary. VerdictExpected is a seed's only:
 // it found the violation its scenario exists to demonstrate.
@@ -19,19 +19,81 @@ const (
 	VerdictLiveness     = "liveness"
 	VerdictInconclusive = "inconclusive"
 	VerdictExpected     = "expected"
+	// VerdictIncomplete is a summary's or a case's: seeds it was to run have
+	// no result (a budget, a dead worker, a missing shard). Never a pass.
+	VerdictIncomplete = "incomplete"
+	// VerdictInterrupted is a summary's: SIGINT or SIGTERM stopped the run.
+	VerdictInterrupted = "interrupted"
 )
 
 // Summary is summary.json: one suite run (or one shard of it).
 type Summary struct {
-	Version     int          `json:"version"`
-	Tool        string       `json:"tool"`            // e.g. "simrun dev"
-	Suite       string       `json:"suite"`           // suite name or "scenario:<name>"
-	Shard       string       `json:"shard,omitempty"` // "2/4" when sharded; "" merged or unsharded
-	Cases       []CaseResult `json:"cases"`
-	Seeds       []SeedResult `json:"seeds"`
-	Coverage    Coverage     `json:"coverage"`
-	Verdict     string       `json:"verdict"` // worst over cases: pass | safety | liveness | inconclusive
-	WallSeconds float64      `json:"wall_seconds"`
+	Version    int        `json:"version"`
+	Tool       string     `json:"tool"` // e.g. "simrun dev"
+	Provenance Provenance `json:"provenance"`
+	Suite      string     `json:"suite"`           // suite name or "scenario:<name>"
+	Shard      string     `json:"shard,omitempty"` // "2/4" when sharded; "" merged or unsharded
+	ShardIndex int        `json:"shard_index"`     // 1-based; 1 of 1 unsharded or merged
+	ShardCount int        `json:"shard_count"`
+	// SuiteSeeds and SeedList describe the whole run over every shard: the
+	// seed count and a fingerprint of the ordered seed list, so a merge can
+	// tell shards of one run from shards of another.
+	SuiteSeeds int    `json:"suite_seeds"`
+	SeedList   string `json:"seed_list"`
+	// Planned is how many seeds this summary was to run (its shard's share);
+	// NotRun how many of them have no result, and Stopped why.
+	Planned int    `json:"planned"`
+	NotRun  int    `json:"not_run"`
+	Stopped string `json:"stopped,omitempty"`
+	// IncompleteAccepted records an explicit --allow-incomplete: unrun seeds
+	// do not fail the verdict (exploration with a budget).
+	IncompleteAccepted bool `json:"incomplete_accepted,omitempty"`
+	// InterruptedBy is the signal that stopped the run (SIGINT, SIGTERM).
+	InterruptedBy string         `json:"interrupted_by,omitempty"`
+	Cases         []CaseResult   `json:"cases"`
+	Seeds         []SeedResult   `json:"seeds"`
+	Groups        []FailureGroup `json:"groups,omitempty"`
+	Coverage      Coverage       `json:"coverage"`
+	// Verdict is the gate's: interrupted, else the worst over cases (safety,
+	// liveness, inconclusive), else incomplete when seeds did not run, else pass.
+	Verdict     string  `json:"verdict"`
+	WallSeconds float64 `json:"wall_seconds"`
+}
+
+// Provenance says which build produced an output, so a replay can tell
+// whether it runs the same code.
+type Provenance struct {
+	Commit       string `json:"commit"`                  // "" when unknown
+	CommitSource string `json:"commit_source,omitempty"` // vcs, --commit or GITHUB_SHA
+	Dirty        bool   `json:"dirty"`                   // built from a tree with uncommitted changes
+	GoVersion    string `json:"go_version"`
+	Version      string `json:"simrun_version"`
+}
+
+// String is the provenance in one line, e.g. "dev @ 3131d93 (dirty), go1.26.8".
+func (p Provenance) String() string {
+	commit := p.Commit
+	if commit == "" {
+		commit = "unknown commit"
+	} else if len(commit) > 12 {
+		commit = commit[:12]
+	}
+	if p.Dirty {
+		commit += " (dirty)"
+	}
+	return fmt.Sprintf("%s @ %s, %s", p.Version, commit, p.GoVersion)
+}
+
+// FailureGroup is the failing seeds that share a scenario and the checker of
+// their first violation: one broken engine fails many seeds the same way.
+type FailureGroup struct {
+	Scenario  string `json:"scenario"`
+	Checker   string `json:"checker"` // first violation's checker, or "linearizability"
+	Verdict   string `json:"verdict"` // the worst verdict in the group
+	Count     int    `json:"count"`
+	FirstSeed uint64 `json:"first_seed"`
+	Finding   string `json:"finding,omitempty"`
+	Replay    string `json:"replay"` // the first seed's replay line
 }
 
 // CaseSpec is what a case declared: a scenario over seeds, what must fire.
@@ -60,6 +122,9 @@ type CaseResult struct {
 	// Missing are seeds of the case with no result (a partial, sharded
 	// summary); coverage is not judged while any are missing.
 	Missing []uint64 `json:"missing,omitempty"`
+	// NotRun are the missing seeds this summary was to run itself: they make
+	// the case incomplete.
+	NotRun []uint64 `json:"not_run,omitempty"`
 }
 
 // SeedResult is one seed's run.
@@ -81,6 +146,9 @@ type SeedResult struct {
 	// failing seeds (report.html lives there).
 	Artifacts string `json:"artifacts,omitempty"`
 	Replay    string `json:"replay"`
+	// Provenance is set in a seed's own seed.json, not in summary.json (which
+	// has one for the whole run).
+	Provenance *Provenance `json:"provenance,omitempty"`
 }
 
 // Violation is one broken property, as checker.Violation.
@@ -180,12 +248,14 @@ func verdictRank(v string) int {
 	switch v {
 	case VerdictPass, VerdictExpected:
 		return 0
-	case VerdictInconclusive:
+	case VerdictIncomplete:
 		return 1
-	case VerdictLiveness:
+	case VerdictInconclusive:
 		return 2
+	case VerdictLiveness:
+		return 3
 	}
-	return 3
+	return 4
 }
 
 // worse returns the worse of two verdicts, mapping "expected" to "pass".
@@ -205,8 +275,16 @@ func worse(a, b string) string {
 // failing reports whether a seed verdict fails its case.
 func failing(verdict string) bool { return verdictRank(verdict) > 0 }
 
+// Exit codes of the verdicts, beside usage (2) and non-deterministic replay (5).
+const (
+	ExitIncomplete         = 6
+	ExitInterruptedSIGINT  = 130
+	ExitInterruptedSIGTERM = 143
+)
+
 // ExitCode is simrun's exit code for the summary's verdict (DESIGN §8): 0 pass,
-// 1 safety, 3 liveness, 4 inconclusive.
+// 1 safety, 3 liveness, 4 inconclusive, 6 incomplete, 130 or 143 interrupted
+// by SIGINT or SIGTERM (128 + the signal, as a shell reports it).
 func (s *Summary) ExitCode() int {
 	switch s.Verdict {
 	case VerdictPass:
@@ -215,6 +293,13 @@ func (s *Summary) ExitCode() int {
 		return 3
 	case VerdictInconclusive:
 		return 4
+	case VerdictIncomplete:
+		return ExitIncomplete
+	case VerdictInterrupted:
+		if s.InterruptedBy == "SIGINT" {
+			return ExitInterruptedSIGINT
+		}
+		return ExitInterruptedSIGTERM
 	}
 	return 1
 }

@@ -123,16 +123,62 @@ func TestBuild(t *testing.T) {
 		require.Equal(t, VerdictSafety, s.Verdict)
 	})
 	t.Run("never fired is judged only when complete", func(t *testing.T) {
-		s := Build("t", "release", "2/2", cases, []SeedResult{seed("b", 1, VerdictPass), seed("x", 10, VerdictPass)}, 1)
-		require.Equal(t, []uint64{2, 3}, s.Cases[0].Missing)
-		require.Equal(t, []uint64{5}, s.Cases[1].Missing)
-		require.Equal(t, []uint64{11}, s.Cases[2].Missing)
+		// Shard 2/2 holds every second seed of the run: b2, a5, x11.
+		s := Build("t", "release", "2/2", cases, []SeedResult{seed("b", 2, VerdictPass), found("a", 5, "dup-publish", VerdictPass),
+			seed("x", 11, VerdictPass)}, 1)
+		require.Equal(t, []uint64{1, 3}, s.Cases[0].Missing)
+		require.Empty(t, s.Cases[1].Missing)
+		require.Equal(t, []uint64{10}, s.Cases[2].Missing)
 		for _, c := range s.Cases {
 			require.Empty(t, c.NeverFired, c.Scenario)
+			require.Empty(t, c.NotRun, "another shard's seeds are not this one's to run")
 			require.True(t, c.Passed, c.Scenario)
 		}
 		require.Equal(t, VerdictPass, s.Verdict)
 		require.Equal(t, "2/2", s.Shard)
+		require.Equal(t, 2, s.ShardIndex)
+		require.Equal(t, 2, s.ShardCount)
+		require.Equal(t, 3, s.Planned)
+		require.Equal(t, 6, s.SuiteSeeds)
+	})
+	t.Run("seeds not run make it incomplete, never a pass", func(t *testing.T) {
+		s := Build("t", "release", "", cases[:1], []SeedResult{seed("b", 1, VerdictPass, "K1", "K2")}, 1)
+		require.Equal(t, []uint64{2, 3}, s.Cases[0].NotRun)
+		require.Equal(t, VerdictIncomplete, s.Cases[0].Verdict)
+		require.False(t, s.Cases[0].Passed)
+		require.Equal(t, VerdictIncomplete, s.Verdict)
+		require.Equal(t, ExitIncomplete, s.ExitCode())
+		require.Equal(t, 3, s.Planned)
+		require.Equal(t, 2, s.NotRun)
+
+		s.StoppedBy("budget 1s spent", true)
+		require.Equal(t, VerdictPass, s.Verdict, "--allow-incomplete accepts unrun seeds")
+		require.True(t, s.IncompleteAccepted)
+
+		s = Build("t", "release", "1/2", cases[:1], nil, 1)
+		require.Equal(t, []uint64{1, 3}, s.Cases[0].NotRun, "shard 1/2's own seeds")
+		require.Equal(t, VerdictIncomplete, s.Verdict, "a shard that ran nothing is no pass")
+	})
+	t.Run("a failure outranks incomplete, an interrupt outranks both", func(t *testing.T) {
+		s := Build("t", "release", "", cases[:1], []SeedResult{seed("b", 1, VerdictSafety)}, 1)
+		require.Equal(t, VerdictSafety, s.Verdict)
+		s.Interrupt("SIGTERM")
+		require.Equal(t, VerdictInterrupted, s.Verdict)
+		require.Equal(t, 143, s.ExitCode())
+		s.Interrupt("SIGINT")
+		require.Equal(t, 130, s.ExitCode())
+		require.Equal(t, "interrupted by SIGINT", s.Stopped)
+	})
+	t.Run("failures are grouped by scenario and first checker", func(t *testing.T) {
+		live := seed("b", 3, VerdictLiveness)
+		live.Violations = []Violation{{Layer: "liveness", Checker: "job_terminal"}}
+		s := Build("t", "release", "", cases, []SeedResult{seed("b", 1, VerdictSafety), seed("b", 2, VerdictSafety), live,
+			found("a", 5, "dup-publish", VerdictPass), seed("x", 10, VerdictSafety), seed("x", 11, VerdictPass)}, 1)
+		require.Len(t, s.Groups, 3)
+		require.Equal(t, FailureGroup{Scenario: "b", Checker: "exactly_once_publish", Verdict: VerdictSafety, Count: 2,
+			FirstSeed: 1, Replay: "simrun replay --scenario b --seed 1"}, s.Groups[0])
+		require.Equal(t, "job_terminal", s.Groups[1].Checker)
+		require.Equal(t, "x", s.Groups[2].Scenario, "an expected violation alone is no failure, x10 failed for safety")
 	})
 	t.Run("expected violation missing", func(t *testing.T) {
 		s := Build("t", "release", "", cases[2:], []SeedResult{seed("x", 10, VerdictPass, "K1"), seed("x", 11, VerdictPass)}, 1)
@@ -181,8 +227,8 @@ func TestExitCode(t *testing.T) {
 
 func TestMerge(t *testing.T) {
 	cases := []CaseSpec{{Scenario: "b", Seeds: []uint64{1, 2, 3, 4}, Declared: []string{"K1", "K2"}}}
-	shard1 := Build("t", "release", "1/2", cases, []SeedResult{seed("b", 1, VerdictPass, "K1"), seed("b", 2, VerdictPass)}, 2)
-	shard2 := Build("t", "release", "2/2", cases, []SeedResult{seed("b", 3, VerdictPass, "K2"), seed("b", 4, VerdictLiveness)}, 3)
+	shard1 := Build("t", "release", "1/2", cases, []SeedResult{seed("b", 1, VerdictPass, "K1"), seed("b", 3, VerdictPass)}, 2)
+	shard2 := Build("t", "release", "2/2", cases, []SeedResult{seed("b", 2, VerdictPass, "K2"), seed("b", 4, VerdictLiveness)}, 3)
 	require.Empty(t, shard1.Cases[0].NeverFired, "a shard does not judge coverage")
 	require.Equal(t, VerdictPass, shard1.Verdict)
 
@@ -205,12 +251,24 @@ func TestMerge(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, []string{"K2"}, m.Cases[0].NeverFired)
 
+	t.Run("a missing shard", func(t *testing.T) {
+		m, err := Merge([]*Summary{shard1})
+		var missing *MissingShardsError
+		require.ErrorAs(t, err, &missing)
+		require.Equal(t, []int{2}, missing.Missing)
+		require.EqualError(t, err, "merge summaries: shard 2 of 2 missing: their seeds did not run here")
+		require.NotNil(t, m, "the shards that came are still merged")
+		require.Equal(t, VerdictIncomplete, m.Verdict)
+		require.Equal(t, 2, m.NotRun)
+		require.Contains(t, m.Stopped, "shard 2 of 2 missing")
+	})
+
 	t.Run("errors", func(t *testing.T) {
 		old := *shard2
 		old.Version = 7
 		_, err := Merge([]*Summary{shard1, &old})
 		require.ErrorContains(t, err, "format version 7")
-		require.ErrorContains(t, err, "reads version 1")
+		require.ErrorContains(t, err, "reads version 2")
 
 		other := *shard2
 		other.Suite = "exploratory"
@@ -218,7 +276,20 @@ func TestMerge(t *testing.T) {
 		require.ErrorContains(t, err, `suite "exploratory"`)
 
 		_, err = Merge([]*Summary{shard1, shard1})
-		require.ErrorContains(t, err, "b seed 1 is in part 1 and part 2")
+		require.ErrorContains(t, err, "shard 1/2 is in part 1 and part 2")
+
+		otherCommit := *shard2
+		otherCommit.Provenance.Commit = "abc"
+		_, err = Merge([]*Summary{shard1, &otherCommit})
+		require.ErrorContains(t, err, `commit "abc"`)
+
+		otherSeeds := Build("t", "release", "2/2", []CaseSpec{{Scenario: "b", Seeds: []uint64{1, 2, 3, 5}, Declared: []string{"K1", "K2"}}}, nil, 1)
+		_, err = Merge([]*Summary{shard1, otherSeeds})
+		require.ErrorContains(t, err, "not shards of one run")
+
+		three := Build("t", "release", "2/3", cases, nil, 1)
+		_, err = Merge([]*Summary{shard1, three})
+		require.ErrorContains(t, err, "different shard counts")
 
 		diff := *shard2
 		diff.Cases = []CaseResult{{CaseSpec: CaseSpec{Scenario: "b", Seeds: []uint64{1, 2, 3}}}}
@@ -244,10 +315,10 @@ func TestReadSummary(t *testing.T) {
 	require.Contains(t, string(raw), `"wall_seconds"`)
 	require.Contains(t, string(raw), `"scenario": "b"`)
 
-	bad := filepath.Join(dir, "v2.json")
-	require.NoError(t, os.WriteFile(bad, []byte(`{"version": 2, "suite": "release"}`), 0o644))
+	bad := filepath.Join(dir, "v99.json")
+	require.NoError(t, os.WriteFile(bad, []byte(`{"version": 99, "suite": "release"}`), 0o644))
 	_, err = ReadSummary(bad)
-	require.ErrorContains(t, err, "format version 2, this build reads version 1")
+	require.ErrorContains(t, err, "format version 99, this build reads version 2")
 
 	none := filepath.Join(dir, "none.json")
 	require.NoError(t, os.WriteFile(none, []byte(`{"suite": "release"}`), 0o644))

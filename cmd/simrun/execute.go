@@ -20,11 +20,6 @@ type errNondeterministic struct{ msg string }
 
 func (e *errNondeterministic) Error() string { return e.msg }
 
-func nondeterministic(scenario string, seed, first, then uint64) error {
-	return &errNondeterministic{msg: fmt.Sprintf("%s seed %d is not deterministic: checksum %016x, then %016x on a re-run",
-		scenario, seed, first, then)}
-}
-
 // seedRun is one executed task: its result and, for a failing seed, the
 // failure told for a terminal (derived options first, the replay line last).
 type seedRun struct {
@@ -32,28 +27,58 @@ type seedRun struct {
 	Failure string             `json:"failure,omitempty"`
 }
 
-// execute runs one task and, for a failing seed, writes its artifacts under
-// out: the run is repeated with its trace kept (same seed, same bytes), which
-// doubles as a determinism check.
+// execute runs one task. A plain task only judges the seed. An artifacts
+// task runs a failing seed again with its trace kept, holds it to the first
+// run's checksum (a determinism check for free), and writes its folder under
+// out.
 func execute(t task, out string) (seedRun, error) {
 	sc, ok := scenarios.Lookup(t.Scenario)
 	if !ok {
 		return seedRun{}, fmt.Errorf("unknown scenario %q", t.Scenario)
 	}
-	o := sc.Run(t.Seed)
-	res := reports.SeedResultOf(o, t.Expect)
-	res.Finding = t.Finding
-	if passed(res) {
+	if !t.Artifacts {
+		o := sc.Run(t.Seed)
+		res := reports.SeedResultOf(o, t.Expect)
+		res.Finding = t.Finding
+		if !passed(res) {
+			res.Replay = replayFromSummary(out, t.Scenario, t.Seed)
+		}
 		return seedRun{Result: res}, nil
 	}
 	traced := sc.RunTraced(t.Seed, nil)
-	if traced.Checksum != o.Checksum {
-		return seedRun{Result: res}, nondeterministic(sc.Name, t.Seed, o.Checksum, traced.Checksum)
+	res := reports.SeedResultOf(traced, t.Expect)
+	res.Finding = t.Finding
+	if t.Checksum != "" && res.Checksum != t.Checksum {
+		return seedRun{Result: res}, &errNondeterministic{msg: fmt.Sprintf(
+			"%s seed %d is not deterministic: checksum %s, then %s on a re-run", sc.Name, t.Seed, t.Checksum, res.Checksum)}
 	}
 	dir := artifactDir(t.Scenario, t.Seed)
 	res.Artifacts = dir
+	res.Replay = replayFrom(filepath.Join(out, dir))
 	run := seedRun{Result: res, Failure: describeFailure(sc, traced, res, filepath.Join(out, dir))}
-	return run, writeArtifacts(filepath.Join(out, dir), sc, traced, res, reports.Meta{})
+	return run, writeArtifacts(filepath.Join(out, dir), sc, traced, res, reports.Meta{Replay: res.Replay})
+}
+
+// replayFrom is the line that replays a seed from its artifact folder: the
+// recorded checksum, plan and commit come with it.
+func replayFrom(dir string) string { return "simrun replay --from " + shellQuote(dir) }
+
+// replayFromSummary replays a failing seed that has no folder (over
+// --max-artifacts): summary.json under out has its checksum.
+func replayFromSummary(out, scenario string, seed uint64) string {
+	return fmt.Sprintf("simrun replay --out %s --scenario %s --seed %d", shellQuote(out), scenario, seed)
+}
+
+// shellQuote quotes s for a POSIX shell when it needs it, so a printed line
+// pastes as it is.
+func shellQuote(s string) string {
+	if s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r == '/' || r == '.' || r == '-' || r == '_' || r == ':' || r == '+' || r == '=' || r == ',' ||
+			('a' <= r && r <= 'z') || ('A' <= r && r <= 'Z') || ('0' <= r && r <= '9'))
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // describeFailure tells a failing seed: what the seed derived, what broke,
@@ -94,7 +119,9 @@ func writeArtifacts(dir string, sc scenarios.Scenario, o *scenarios.Outcome, res
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("artifacts: %w", err)
 	}
-	meta.EngineVersion = version
+	prov := provenance()
+	meta.EngineVersion = prov.String()
+	res.Provenance = &prov
 	meta.Options = derivedOptions(sc, o)
 	if meta.Replay == "" {
 		meta.Replay = scenarios.ReplayLine(sc.Name, o.Seed)

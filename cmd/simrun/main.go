@@ -3,7 +3,9 @@
 // summary.json, JUnit XML and self-contained HTML fault reports.
 //
 // Exit codes: 0 pass, 1 safety violation, 2 usage error, 3 liveness
-// violation, 4 linearizability inconclusive, 5 non-deterministic replay.
+// violation, 4 linearizability inconclusive, 5 non-deterministic replay,
+// 6 incomplete (seeds not run: a budget, a dead worker, a missing shard),
+// 130 and 143 interrupted by SIGINT and SIGTERM.
 package main
 
 import (
@@ -16,6 +18,7 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 // version names the build in reports; release builds set it with
@@ -96,6 +99,18 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	return exitUsage
 }
 
+// rejectEmptyValues refuses a flag given an empty value (--scenario ""): a
+// CI variable that came out empty must not quietly run the default.
+func rejectEmptyValues(cmd *cobra.Command) error {
+	var err error
+	cmd.Flags().Visit(func(f *pflag.Flag) {
+		if err == nil && f.Value.Type() == "string" && f.Value.String() == "" {
+			err = usageErrorf("--%s: empty value", f.Name)
+		}
+	})
+	return err
+}
+
 func oneLine(s string) string {
 	s = strings.TrimSpace(s)
 	if i := strings.IndexByte(s, '\n'); i >= 0 {
@@ -116,6 +131,9 @@ func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.CompletionOptions.DisableDefaultCmd = true
+	root.PersistentFlags().StringVar(&commitFlag, "commit", "",
+		"commit to record in outputs when the binary carries no VCS information (default: $GITHUB_SHA)")
+	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error { return rejectEmptyValues(cmd) }
 	root.AddCommand(newListCmd(), newRunCmd(), newReplayCmd(), newShrinkCmd(), newReportCmd(), newWorkerCmd())
 	return root
 }

@@ -9,8 +9,10 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"os/signal"
 	"strings"
 	"sync"
+	"syscall"
 )
 
 // A worker runs tasks one at a time. With -j 1 the run is in this process;
@@ -19,6 +21,9 @@ import (
 // second core, and separate processes keep their heaps and GC apart.
 type worker interface {
 	do(t task) (seedRun, error)
+	// stop ends the worker's task at once, if it can (an interrupt).
+	stop()
+	// close ends the worker after its current task and waits for it.
 	close() error
 }
 
@@ -29,9 +34,11 @@ type outcome struct {
 	err  error
 }
 
-// runPool feeds tasks to workers until they are done or ctx ends (the
-// budget); each finished task goes to done, in completion order.
-func runPool(ctx context.Context, workers []worker, tasks []task, done func(outcome)) {
+// runPool feeds tasks to workers until they are done or ctx ends (a budget,
+// --fail-fast, an interrupt): the tasks handed out finish and go to done, in
+// completion order. Once abandon is closed (an interrupt's grace period is
+// over), runPool returns without waiting for them.
+func runPool(ctx context.Context, abandon <-chan struct{}, workers []worker, tasks []task, done func(outcome)) {
 	queue := make(chan task)
 	results := make(chan outcome)
 	var wg sync.WaitGroup
@@ -63,16 +70,42 @@ func runPool(ctx context.Context, workers []worker, tasks []task, done func(outc
 		wg.Wait()
 		close(results)
 	}()
-	for o := range results {
-		done(o)
+	for {
+		select {
+		case o, ok := <-results:
+			if !ok {
+				return
+			}
+			done(o)
+		case <-abandon:
+			return
+		}
 	}
 }
 
-// localWorker runs tasks in this process.
-type localWorker struct{ out string }
+// localWorker runs tasks in this process. It cannot be stopped mid-seed, so
+// an interrupt waits for the artifacts it is writing (writing) and then
+// keeps it from writing more.
+type localWorker struct {
+	out     string
+	writing *sync.Mutex
+}
 
-func (w localWorker) do(t task) (seedRun, error) { return execute(t, w.out) }
-func (localWorker) close() error                 { return nil }
+func newLocalWorker(out string) localWorker { return localWorker{out: out, writing: &sync.Mutex{}} }
+
+func (w localWorker) do(t task) (seedRun, error) {
+	if t.Artifacts {
+		w.writing.Lock()
+		defer w.writing.Unlock()
+	}
+	return execute(t, w.out)
+}
+func (localWorker) stop()        {}
+func (localWorker) close() error { return nil }
+
+// seal waits for artifacts being written and forbids any later ones; the
+// process is about to exit.
+func (w localWorker) seal() { w.writing.Lock() }
 
 // errWorkerDied is a worker process gone: its task is lost and it takes no more.
 type errWorkerDied struct{ msg string }
@@ -99,8 +132,13 @@ func startProcessWorker(out string) (*processWorker, error) {
 	if err != nil {
 		return nil, fmt.Errorf("find own executable: %w", err)
 	}
-	cmd := exec.Command(exe, "worker", "--out", out)
+	args := []string{"worker", "--out", out}
+	if commitFlag != "" {
+		args = append(args, "--commit", commitFlag)
+	}
+	cmd := exec.Command(exe, args...)
 	cmd.Env = append(os.Environ(), "GOMAXPROCS=1")
+	cmd.SysProcAttr = workerProcAttr()
 	cmd.Stderr = os.Stderr
 	in, err := cmd.StdinPipe()
 	if err != nil {
@@ -143,13 +181,21 @@ func (w *processWorker) do(t task) (seedRun, error) {
 	return r.Run, nil
 }
 
+// stop kills the process: what it was writing is removed by the caller, and
+// nothing is written after close has waited for it.
+func (w *processWorker) stop() { _ = w.cmd.Process.Kill() }
+
 func (w *processWorker) close() error {
 	_ = w.in.Close()
 	return w.cmd.Wait()
 }
 
 // serveWorker is the child's side: tasks on in, replies on out, until EOF.
+// Interrupts are the parent's to handle: a terminal's Ctrl-C reaches the
+// whole process group, and a child that died mid-write would leave a torn
+// seed folder behind the parent's back.
 func serveWorker(in io.Reader, out io.Writer, dir string) error {
+	signal.Ignore(os.Interrupt, syscall.SIGTERM)
 	sc := bufio.NewScanner(in)
 	enc := json.NewEncoder(out)
 	for sc.Scan() {

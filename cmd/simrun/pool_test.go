@@ -19,6 +19,7 @@ func (w *fakeWorker) do(t task) (seedRun, error) {
 	return seedRun{Result: reports.SeedResult{Scenario: t.Scenario, Seed: t.Seed, Verdict: "pass"}}, nil
 }
 
+func (*fakeWorker) stop()        {}
 func (*fakeWorker) close() error { return nil }
 
 // A dead worker process loses its one task and takes no more: the others run
@@ -29,7 +30,7 @@ func TestPoolRoutesAroundADeadWorker(t *testing.T) {
 		tasks = append(tasks, task{Scenario: "swarm", Seed: uint64(i)})
 	}
 	var done, lost int
-	runPool(context.Background(), []worker{&fakeWorker{dies: true}, &fakeWorker{}}, tasks, func(o outcome) {
+	runPool(context.Background(), nil, []worker{&fakeWorker{dies: true}, &fakeWorker{}}, tasks, func(o outcome) {
 		if o.err != nil {
 			lost++
 			return
@@ -45,6 +46,6 @@ func TestPoolStopsAtTheBudget(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	n := 0
-	runPool(ctx, []worker{&fakeWorker{}}, []task{{Seed: 1}, {Seed: 2}, {Seed: 3}}, func(outcome) { n++ })
+	runPool(ctx, nil, []worker{&fakeWorker{}}, []task{{Seed: 1}, {Seed: 2}, {Seed: 3}}, func(outcome) { n++ })
 	require.LessOrEqual(t, n, 1, "at most a task already handed out runs after the budget")
 }

@@ -155,10 +155,15 @@ func parseShard(s string) (shard, error) {
 
 // task is one seed of one case, as sent to a worker.
 type task struct {
+	Index    int    `json:"index"` // in this run's task list
 	Scenario string `json:"scenario"`
 	Finding  string `json:"finding,omitempty"`
 	Seed     uint64 `json:"seed"`
 	Expect   string `json:"expect,omitempty"`
+	// Artifacts asks for the seed's folder: a traced re-run that must give
+	// Checksum, the first run's.
+	Artifacts bool   `json:"artifacts,omitempty"`
+	Checksum  string `json:"checksum,omitempty"`
 }
 
 // tasks flattens the cases in order (regression seeds first, as the suite
@@ -168,7 +173,7 @@ func (sel selection) tasks(sh shard) []task {
 	i := 0
 	for _, c := range sel.Cases {
 		for _, seed := range c.Seeds {
-			if i%sh.N == sh.I-1 {
+			if reports.InShard(i, sh.I, sh.N) {
 				out = append(out, task{Scenario: c.Scenario.Name, Finding: c.Finding, Seed: seed,
 					Expect: c.Scenario.ExpectViolation})
 			}

@@ -10,7 +10,6 @@ import (
 
 	"github.com/dispatchsim/dispatchsim/faults"
 	"github.com/dispatchsim/dispatchsim/reports"
-	"github.com/dispatchsim/dispatchsim/scenarios"
 )
 
 func newShrinkCmd() *cobra.Command {
@@ -55,7 +54,8 @@ func shrink(w io.Writer, t seedTarget, out string, budget time.Duration) error {
 	target := primaryChecker(res)
 	dir := filepath.Join(out, artifactDir(t.sc.Name, t.seed))
 	res.Artifacts = dir
-	if err := writeArtifacts(dir, t.sc, o, res, reports.Meta{}); err != nil {
+	res.Replay = replayFrom(dir)
+	if err := writeArtifacts(dir, t.sc, o, res, reports.Meta{Replay: res.Replay}); err != nil {
 		return &exitError{code: exitUsage, err: err}
 	}
 	fmt.Fprintf(w, "%s seed %d fails %s with %d faults; original artifacts in %s\n",
@@ -81,7 +81,9 @@ func shrink(w io.Writer, t seedTarget, out string, budget time.Duration) error {
 	mres := reports.SeedResultOf(m, t.sc.ExpectViolation)
 	mdir := filepath.Join(dir, "min")
 	mres.Artifacts = mdir
-	replayLine := fmt.Sprintf("%s --plan %s", scenarios.ReplayLine(t.sc.Name, t.seed), planFile)
+	// min/ records the forced plan and its checksum: --from replays exactly it.
+	replayLine := replayFrom(mdir)
+	mres.Replay = replayLine
 	meta := reports.Meta{Plan: &minimal, Replay: replayLine,
 		Note: fmt.Sprintf("fault plan shrunk from %d to %d entries (%d runs)", len(o.Plan.Entries), len(minimal.Entries), runs)}
 	if err := writeArtifacts(mdir, t.sc, m, mres, meta); err != nil {
