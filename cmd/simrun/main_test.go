@@ -7,12 +7,15 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/dispatchsim/dispatchsim/internal/longtest"
 	"github.com/dispatchsim/dispatchsim/mutants"
 	"github.com/dispatchsim/dispatchsim/reports"
 )
@@ -28,7 +31,8 @@ func TestMain(m *testing.M) {
 		panic(err)
 	}
 	simrunBin = filepath.Join(dir, "simrun")
-	if out, err := exec.Command("go", "build", "-o", simrunBin, ".").CombinedOutput(); err != nil {
+	// Without VCS stamping, so --commit decides the recorded commit.
+	if out, err := exec.Command("go", "build", "-buildvcs=false", "-o", simrunBin, ".").CombinedOutput(); err != nil {
 		panic("build simrun: " + err.Error() + "\n" + string(out))
 	}
 	code := m.Run()
@@ -252,19 +256,17 @@ func TestReplayVerifiesChecksum(t *testing.T) {
 // seed's artifacts and the replay line, and shrink finds that no fault is
 // needed.
 func TestEngineDefectFailsWithArtifactsAndShrinks(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds a second binary")
-	}
+	longtest.Require(t, "builds a mutant and shrinks")
 	bin := buildMutant(t, "429-leaves-key-reserved")
 	out := t.TempDir()
 	r := simrun(t, bin, "run", "--suite", "regression", "-j", "2", "--out", out)
 	require.Equal(t, exitLiveness, r.code, r.stdout+r.stderr)
 	require.Contains(t, r.stdout, "FAIL idempotency-reservation seed 92500 (liveness)")
 	require.Contains(t, r.stdout, "run_key_blocked")
-	require.Regexp(t, `(?m)^  replay: simrun replay --scenario idempotency-reservation --seed 92500$`, r.stdout)
+	dir := filepath.Join(out, "idempotency-reservation", "92500")
+	require.Regexp(t, `(?m)^  replay: simrun replay --from `+regexp.QuoteMeta(dir)+`$`, r.stdout)
 	// Options come before the violations, the replay line last.
 	require.Less(t, strings.Index(r.stdout, "workflow runs:"), strings.Index(r.stdout, "run_key_blocked"))
-	dir := filepath.Join(out, "idempotency-reservation", "92500")
 	for _, f := range []string{"trace.log", "plan.json", "history.json", "seed.json", "report.html"} {
 		require.FileExists(t, filepath.Join(dir, f))
 	}
@@ -284,17 +286,31 @@ func TestEngineDefectFailsWithArtifactsAndShrinks(t *testing.T) {
 	require.Equal(t, exitNondeterministic, r.code)
 }
 
+// mutantBins are the mutant binaries built so far, by mutant: several tests
+// share one build.
+var (
+	mutantMu   sync.Mutex
+	mutantBins = map[string]string{}
+)
+
 // buildMutant builds simrun with a mutant of the catalog put into the engine
 // through an overlay: the tree is untouched.
 func buildMutant(t *testing.T, name string) string {
 	t.Helper()
+	mutantMu.Lock()
+	defer mutantMu.Unlock()
+	if bin, ok := mutantBins[name]; ok {
+		return bin
+	}
 	m, ok := mutants.Lookup(name)
 	require.True(t, ok, "mutant %s", name)
-	dir := t.TempDir()
+	dir := filepath.Join(filepath.Dir(simrunBin), name)
+	require.NoError(t, os.MkdirAll(dir, 0o755))
 	overlay, err := m.Overlay("../..", dir)
 	require.NoError(t, err)
 	bin := filepath.Join(dir, "simrun-mutant")
-	out, err := exec.Command("go", "build", "-overlay", overlay, "-o", bin, ".").CombinedOutput()
+	out, err := exec.Command("go", "build", "-buildvcs=false", "-overlay", overlay, "-o", bin, ".").CombinedOutput()
 	require.NoError(t, err, string(out))
+	mutantBins[name] = bin
 	return bin
 }

@@ -35,20 +35,31 @@ type outcome struct {
 }
 
 // runPool feeds tasks to workers until they are done or ctx ends (a budget,
-// --fail-fast, an interrupt): the tasks handed out finish and go to done, in
-// completion order. Once abandon is closed (an interrupt's grace period is
-// over), runPool returns without waiting for them.
+// --fail-fast, an interrupt): the tasks under way finish and go to done, one
+// at a time, and a worker takes its next task only after done has seen its
+// last, so done can stop the run before another seed starts. Once abandon is
+// closed (an interrupt's grace period is over), runPool returns without
+// waiting for the tasks under way; their outcomes are dropped.
 func runPool(ctx context.Context, abandon <-chan struct{}, workers []worker, tasks []task, done func(outcome)) {
-	queue := make(chan task)
-	results := make(chan outcome)
+	next := make(chan task)
+	var mu sync.Mutex // serialises done; abandoned is guarded by it
+	abandoned := false
+	finished := make(chan struct{})
 	var wg sync.WaitGroup
 	for _, w := range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for t := range queue {
+			for t := range next {
+				if ctx.Err() != nil {
+					continue // handed out as the run stopped: not run
+				}
 				run, err := w.do(t)
-				results <- outcome{task: t, run: run, err: err}
+				mu.Lock()
+				if !abandoned {
+					done(outcome{task: t, run: run, err: err})
+				}
+				mu.Unlock()
 				var died *errWorkerDied
 				if errors.As(err, &died) {
 					return // the other workers take the rest; what none runs is reported missing
@@ -57,29 +68,27 @@ func runPool(ctx context.Context, abandon <-chan struct{}, workers []worker, tas
 		}()
 	}
 	go func() {
-		defer close(queue)
+		defer close(next)
 		for _, t := range tasks {
 			select {
-			case queue <- t:
+			case next <- t:
 			case <-ctx.Done():
 				return
+			case <-finished:
+				return // every worker died
 			}
 		}
 	}()
 	go func() {
 		wg.Wait()
-		close(results)
+		close(finished)
 	}()
-	for {
-		select {
-		case o, ok := <-results:
-			if !ok {
-				return
-			}
-			done(o)
-		case <-abandon:
-			return
-		}
+	select {
+	case <-finished:
+	case <-abandon:
+		mu.Lock()
+		abandoned = true
+		mu.Unlock()
 	}
 }
 
