@@ -17,7 +17,9 @@ import (
 // Accept marks the id before the worker executes: a worker that dies between
 // Accept and the execution has not run the job, and no redelivery of that
 // dispatch will run it; the reconciler's running timeout resolves the job.
-// At most one execution per dispatch id is the trade.
+// The same holds for an Accept whose reply was lost after Redis applied it:
+// the redelivery looks like a duplicate. At most one execution per dispatch
+// id is the trade.
 type Consumer struct {
 	rdb        redis.UniversalClient
 	ttl        time.Duration

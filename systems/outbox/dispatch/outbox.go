@@ -58,6 +58,26 @@ func (s *JobStore) ClaimEntries(ctx context.Context, l Lease) ([]OutboxEntry, er
 	return entries, nil
 }
 
+// Enqueue writes a standalone outbox entry, not tied to a state change.
+func (s *JobStore) Enqueue(ctx context.Context, e OutboxEntry) error {
+	err := enqueueScript.Run(ctx, s.rdb, []string{entryKey(e.ID), pendingKey}, e.ID, e.Kind, e.JobID, e.Subject,
+		e.MessageID, e.Data, s.clock.Now().UnixMilli()).Err()
+	if err != nil {
+		return fmt.Errorf("enqueue outbox entry %s: %w", e.ID, err)
+	}
+	return nil
+}
+
+// HasDueEntries reports whether any entry is claimable now: one plain read, so
+// an idle relay tick costs no script.
+func (s *JobStore) HasDueEntries(ctx context.Context) (bool, error) {
+	n, err := s.rdb.ZCount(ctx, pendingKey, "-inf", strconv.FormatInt(s.clock.Now().UnixMilli(), 10)).Result()
+	if err != nil {
+		return false, fmt.Errorf("count due outbox entries: %w", err)
+	}
+	return n > 0, nil
+}
+
 // MarkSent records that entryID was published and, for the job's current
 // dispatch, moves the job DISPATCHED -> RUNNING in the same step. It returns
 // "ok", "already" (another relay marked it) or "missing".

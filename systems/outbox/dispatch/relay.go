@@ -17,6 +17,12 @@ import (
 // drops that copy when it lands inside the window; the worker's Consumer
 // drops it when it does not.
 func (d *Dispatcher) RelayOnce(ctx context.Context) (int, error) {
+	if due, err := d.store.HasDueEntries(ctx); err != nil || !due {
+		if err != nil {
+			return 0, fmt.Errorf("relay: %w", err)
+		}
+		return 0, nil
+	}
 	entries, err := d.store.ClaimEntries(ctx, Lease{RelayID: d.relayID, Duration: d.cfg.RelayLease,
 		Batch: d.cfg.RelayBatch, Retention: d.cfg.SentRetention})
 	if err != nil {

@@ -16,13 +16,7 @@ import (
 //
 // It returns nil (ack) or a *RetryAfterError (NAK with delay).
 func (d *Dispatcher) HandleJobRequest(ctx context.Context, req JobRequest) error {
-	if req.JobID == "" {
-		// Nothing to key a record on; the request is counted and dropped.
-		d.metrics.dlq.WithLabelValues(string(ReasonInvalidRequest)).Inc()
-		d.log.Warn("job request without job id dropped", "topic", req.Topic)
-		return nil
-	}
-	if req.Topic == "" {
+	if req.JobID == "" || req.Topic == "" {
 		return d.rejectInvalid(ctx, req)
 	}
 	return d.untilSettled(ctx, func(ctx context.Context) (bool, error) { return d.tryDispatch(ctx, req) })
@@ -109,19 +103,30 @@ func (d *Dispatcher) createJob(ctx context.Context, req JobRequest) (*Job, error
 		Version: res.Version}, nil
 }
 
-// rejectInvalid fails a request without a topic, with its DLQ entry.
+// rejectInvalid fails a request without a job id or topic. With an id, the
+// job is stored FAILED with its DLQ entry; without one there is nothing to
+// store, and the DLQ announcement queued in the outbox is the only record.
 func (d *Dispatcher) rejectInvalid(ctx context.Context, req JobRequest) error {
-	entry := &DLQEntry{JobID: req.JobID, Status: StateFailed, Reason: "job request without topic",
+	entry := &DLQEntry{JobID: req.JobID, Topic: req.Topic, Status: StateFailed, Reason: "job request without job id or topic",
 		ReasonCode: ReasonInvalidRequest, AtMs: d.clock.Now().UnixMilli()}
-	_, err := d.store.Transition(ctx, Transition{JobID: req.JobID, To: StateFailed, Reason: string(ReasonInvalidRequest),
-		DLQ: entry, Fields: jobFields(req)})
-	if err != nil && !IsTransitionRefused(err) {
+	var err error
+	if req.JobID != "" {
+		_, err = d.store.Transition(ctx, Transition{JobID: req.JobID, To: StateFailed, Reason: string(ReasonInvalidRequest),
+			DLQ: entry, Fields: jobFields(req)})
+	} else {
+		token := newToken(d.rand)
+		data, _ := json.Marshal(entry) // plain fields: cannot fail
+		err = d.store.Enqueue(ctx, OutboxEntry{ID: "dlq-invalid-" + token, Kind: "dlq", Subject: SubjectDLQ,
+			MessageID: "dlq:invalid:" + token, Data: data})
+	}
+	switch {
+	case IsTransitionRefused(err):
+		return nil // the id belongs to a job that exists: leave it alone
+	case err != nil:
 		return d.retry(PhaseStore, d.cfg.StoreRetryDelay, err)
 	}
-	if err == nil {
-		d.noteDLQ(entry)
-	}
-	return nil // refused: the id belongs to a job that exists; leave it alone
+	d.noteDLQ(entry)
+	return nil
 }
 
 // recordPickFailure makes the failed pass count as an attempt (SCHEDULED, with

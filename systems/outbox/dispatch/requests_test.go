@@ -99,7 +99,8 @@ func TestPickFailureRetriesThenFailsWithRootCause(t *testing.T) {
 }
 
 // A request without a topic fails the job with an invalid_request DLQ entry;
-// one without a job id has nothing to key a record on and is dropped.
+// one without a job id has nothing to store, and only its DLQ announcement is
+// queued. Both go out through the relay.
 func TestInvalidRequests(t *testing.T) {
 	env := newTestEnv(t)
 	r := env.replica(t)
@@ -110,7 +111,11 @@ func TestInvalidRequests(t *testing.T) {
 	require.Equal(t, ReasonInvalidRequest, entry.ReasonCode)
 
 	require.NoError(t, r.HandleJobRequest(ctx, JobRequest{Topic: "default"}))
-	require.EqualValues(t, 1, r.pending(t), "only j1's DLQ announcement")
+	require.EqualValues(t, 2, r.pending(t))
+	require.Empty(t, env.bus.published)
+	require.Equal(t, 2, r.relay(t))
+	require.Len(t, env.bus.to(SubjectDLQ), 2)
+	require.Equal(t, 2.0, r.counter(t, "outbox_dlq_total", string(ReasonInvalidRequest)))
 }
 
 // Two replicas handling one request concurrently dispatch it once: the

@@ -8,7 +8,7 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
-// The four scripts are the only writers of job state and outbox entries. Each
+// The scripts are the only writers of job state and outbox entries. Each
 // checks everything before its first write: Redis does not roll a script back
 // on error, so "refused" must mean "nothing written".
 var (
@@ -16,10 +16,11 @@ var (
 	dispatchScript   = redis.NewScript(luaPrelude() + luaDispatch)
 	claimScript      = redis.NewScript(luaPrelude() + luaClaim)
 	markSentScript   = redis.NewScript(luaPrelude() + luaMarkSent)
+	enqueueScript    = redis.NewScript(luaPrelude() + luaEnqueue)
 )
 
 // luaPrelude renders the Go transition table and the shared functions: the
-// table cannot disagree with the scripts, and the four scripts cannot disagree
+// table cannot disagree with the scripts, and the scripts cannot disagree
 // with each other.
 func luaPrelude() string {
 	// The dispatch script writes SCHEDULED then DISPATCHED; it checks only the
@@ -180,4 +181,13 @@ if e[1] == 'dispatch' then
   end
 end
 return {'ok', 'none'}
+`
+
+// luaEnqueue queues a message that belongs to no job's state change (the DLQ
+// announcement of a request without a job id).
+// KEYS: 1 outbox entry, 2 pending set
+// ARGV: 1 entry id, 2 kind, 3 job id, 4 subject, 5 message id, 6 data, 7 now ms
+const luaEnqueue = `
+enqueue(KEYS[1], KEYS[2], ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5], ARGV[6], ARGV[7])
+return 'ok'
 `
