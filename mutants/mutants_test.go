@@ -9,15 +9,14 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/dispatchsim/dispatchsim/internal/longtest"
 	"github.com/dispatchsim/dispatchsim/reports"
 )
 
 // Every mutant, built into simrun through an overlay, makes its scenario's
 // release seeds fail with one of the checkers it names.
 func TestEveryMutantIsKilled(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds one simrun per mutant")
-	}
+	longtest.Require(t, "builds one simrun per mutant")
 	for _, m := range All {
 		t.Run(m.Name, func(t *testing.T) {
 			dir := t.TempDir()

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/dispatchsim/dispatchsim/internal/longtest"
 )
 
 // chaos fires every effect at every point it applies to, at a low rate, so a
@@ -64,10 +66,7 @@ func chaosWorld(seed uint64, keep bool) *World {
 // with three replicas, four workers and every fault point active. Different
 // seeds diverge.
 func TestDeterministic(t *testing.T) {
-	seeds := 200
-	if testing.Short() {
-		seeds = 20
-	}
+	seeds := longtest.Pick(20, 200)
 	sums := map[uint64]uint64{}
 	faults := 0
 	for s := 1; s <= seeds; s++ {
@@ -101,10 +100,7 @@ func firstDifference(a, b []byte) string {
 
 // No goroutine outlives a run: actors, go-redis and miniredis all end with it.
 func TestNoGoroutineLeaksAcrossSeeds(t *testing.T) {
-	seeds := 1000
-	if testing.Short() {
-		seeds = 50
-	}
+	seeds := longtest.Pick(50, 1000)
 	runtime.GC()
 	base := runtime.NumGoroutine()
 	for s := 1; s <= seeds; s++ {
