@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"syscall"
 	"testing"
@@ -346,4 +347,42 @@ func TestGitHubActionsOutputs(t *testing.T) {
 	require.NoError(t, json.Unmarshal(b, &s))
 	require.Equal(t, "simrun replay --out "+out+" --scenario terminal-resurrection --seed 4001", s.Seeds[1].Replay,
 		"over the artifact cap, the seed replays from summary.json")
+}
+
+// A merged folder stands alone: every failing seed's folder is copied in and
+// every link of the merged index opens a file inside it.
+func TestMergedArtifactIsSelfContained(t *testing.T) {
+	bin := buildMutant(t, brokenEngine)
+	base := t.TempDir()
+	a, b, merged := filepath.Join(base, "a"), filepath.Join(base, "b"), filepath.Join(base, "merged")
+	args := []string{"run", "--scenario", "terminal-resurrection", "--count", "4", "-j", "1", "--max-artifacts", "1"}
+	require.Equal(t, exitSafety, simrun(t, bin, append(args, "--shard", "1/2", "--out", a)...).code)
+	require.Equal(t, exitSafety, simrun(t, bin, append(args, "--shard", "2/2", "--out", b)...).code)
+	r := simrun(t, bin, "report", "merge", "--out", merged, a, b)
+	require.Equal(t, exitSafety, r.code, r.stdout+r.stderr)
+	require.NoError(t, os.RemoveAll(a))
+	require.NoError(t, os.RemoveAll(b))
+
+	index, err := os.ReadFile(filepath.Join(merged, "index.html"))
+	require.NoError(t, err)
+	hrefs := regexp.MustCompile(`href="([^"#]+)"`).FindAllStringSubmatch(string(index), -1)
+	require.NotEmpty(t, hrefs)
+	for _, h := range hrefs {
+		if strings.Contains(h[1], "://") {
+			continue
+		}
+		require.FileExists(t, filepath.Join(merged, filepath.FromSlash(h[1])), "index link %s", h[1])
+	}
+	s := readSummary(t, merged)
+	withFolder := 0
+	for _, seed := range s.Seeds {
+		if seed.Artifacts != "" {
+			withFolder++
+			require.Equal(t, "simrun replay --from "+filepath.Join(merged, seed.Artifacts), seed.Replay)
+			require.FileExists(t, filepath.Join(merged, seed.Artifacts, "seed.json"))
+		}
+	}
+	require.Equal(t, 2, withFolder, "one folder from each shard")
+	r = simrun(t, bin, "replay", "--from", filepath.Join(merged, "terminal-resurrection", "4000"))
+	require.Equal(t, exitSafety, r.code, r.stderr)
 }

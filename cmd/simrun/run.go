@@ -141,7 +141,13 @@ func runSuite(cmd *cobra.Command, f runFlags) error {
 		sum.StoppedBy(rs.stopped, f.allowIncomplete && rs.stopped == budgetStop(f.budget))
 	}
 	if err := writeOutputs(f.out, sum, f.junit); err != nil {
-		return &exitError{code: exitUsage, err: err}
+		// An output that could not be written is said, but never hides a
+		// failing verdict behind exit 2.
+		code := sum.ExitCode()
+		if code == exitPass {
+			code = exitUsage
+		}
+		return &exitError{code: code, err: err}
 	}
 	if err := writeGitHubOutputs(stdout, sum); err != nil {
 		fmt.Fprintln(stderr, "simrun: "+oneLine(err.Error()))
