@@ -130,7 +130,8 @@ func runSuite(cmd *cobra.Command, f runFlags) error {
 		rs.writeArtifacts(intr, workers, f)
 	}
 	intr.settle(workers)
-	wall := time.Since(start) // determinism-ok: figure
+	rs.removeHalfWritten(f.out) // only now can no worker be writing one
+	wall := time.Since(start)   // determinism-ok: figure
 
 	sum := reports.Build("simrun "+version, sel.Name, sh.String(), sel.specs(), rs.results(), wall.Seconds())
 	sum.Provenance = provenance()
@@ -179,6 +180,8 @@ type seedRuns struct {
 	errs    []error
 	nondet  bool
 	stopped string // budget, --fail-fast, a dead worker
+	// unwritten are the artifact tasks whose folder is not known to be whole.
+	unwritten map[int]bool
 }
 
 // runSeeds runs every task until done, the budget, --fail-fast, or an
@@ -273,9 +276,9 @@ func (rs *seedRuns) writeArtifacts(intr *interrupts, workers []worker, f runFlag
 	if len(jobs) == 0 {
 		return
 	}
-	inFlight := map[int]bool{}
+	rs.unwritten = map[int]bool{}
 	for _, t := range jobs {
-		inFlight[t.Index] = true
+		rs.unwritten[t.Index] = true
 	}
 	runPool(intr.ctx, intr.abandon, workers, jobs, func(o outcome) {
 		if o.err != nil {
@@ -286,15 +289,19 @@ func (rs *seedRuns) writeArtifacts(intr *interrupts, workers []worker, f runFlag
 			}
 			return
 		}
-		delete(inFlight, o.task.Index)
+		delete(rs.unwritten, o.task.Index)
 		d := rs.done[o.task.Index]
 		d.Result.Artifacts, d.Result.Replay = o.run.Result.Artifacts, o.run.Result.Replay
 		rs.told[o.task.Index] = o.run.Failure
 	})
-	// A folder whose writer was stopped halfway is no artifact.
-	for i := range inFlight {
+}
+
+// removeHalfWritten removes the folders of artifact tasks that did not
+// finish (an interrupt, a failed write): a folder that is there is whole.
+func (rs *seedRuns) removeHalfWritten(out string) {
+	for i := range rs.unwritten {
 		t := rs.tasks[i]
-		_ = os.RemoveAll(filepath.Join(f.out, artifactDir(t.Scenario, t.Seed)))
+		_ = os.RemoveAll(filepath.Join(out, artifactDir(t.Scenario, t.Seed)))
 	}
 }
 
