@@ -18,6 +18,9 @@ type violationView struct {
 	// Words is the violation told as a sentence, naming the faults behind it.
 	Words  string
 	Faults []faultRef
+	// TraceID and LaneID are the ids of its trace excerpt and of its job's
+	// swimlane ("" when the report has none).
+	TraceID, LaneID string
 }
 
 // faultRef is a fired fault named by a violation.
