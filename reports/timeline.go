@@ -228,7 +228,11 @@ func buildTimeline(res *checker.Result, h *sim.History, fx *faultIndex) timeline
 	// Zoomed charts: each violating job on its own axis.
 	for n, id := range hot {
 		if n == maxFocus {
-			tv.Cut = append(tv.Cut, fmt.Sprintf("%d more violating jobs have no zoomed chart", len(hot)-maxFocus))
+			if more := len(hot) - maxFocus; more == 1 {
+				tv.Cut = append(tv.Cut, "1 more violating job has no zoomed chart")
+			} else {
+				tv.Cut = append(tv.Cut, fmt.Sprintf("%d more violating jobs have no zoomed chart", more))
+			}
 			break
 		}
 		lo, hi, ok := events[id].span(h, true)
