@@ -280,18 +280,17 @@ func frameHeight(rows int) int {
 // renderCall is porcupine's top-level call that draws its view.
 var renderCall = regexp.MustCompile(`(?m)^(\s*)render\(data\)\s*$`)
 
-// deferRender makes porcupine draw on the next animation frame instead of
-// while the page is still loading, then fits the drawing to the frame. It
-// measures its labels with getBBox, and an iframe that is not laid out yet
-// (an embedded view loading with the rest of a long report) measures every
-// label as zero: the view comes out crushed. A page without the call
-// (another porcupine version) is left as it is.
+// deferRender makes porcupine draw once its frame is laid out, then fits the
+// drawing to the frame. It measures its labels with getBBox, and an iframe
+// that is not laid out yet measures every label as zero: the view comes out
+// crushed. A page without the call (another porcupine version) is left as it
+// is.
 func deferRender(doc string) string {
 	if !renderCall.MatchString(doc) {
 		return doc
 	}
 	return renderCall.ReplaceAllLiteralString(doc, fitScript+
-		"\nrequestAnimationFrame(function () { render(data); fitView(typeof rowLabels === 'undefined' ? [] : rowLabels) })")
+		"\nwhenLaidOut(function () { render(data); fitView(typeof rowLabels === 'undefined' ? [] : rowLabels) }, 100)")
 }
 
 // fitScript runs inside porcupine's page after it has drawn: it names the
@@ -302,6 +301,21 @@ func deferRender(doc string) string {
 // browser test reads the answer). The body's data attributes say the same for
 // a view opened on its own.
 const fitScript = `
+// whenLaidOut draws once text has a size: a frame that is not laid out yet
+// (an embedded view loading with the rest of a long report) measures every
+// label as zero, and the view comes out crushed. It tries at once, then every
+// 50 ms; after tries attempts it draws regardless.
+function whenLaidOut(draw, tries) {
+  var probe = document.createElementNS('http://www.w3.org/2000/svg', 'svg')
+  var text = document.createElementNS(probe.namespaceURI, 'text')
+  text.textContent = 'x'
+  probe.appendChild(text)
+  document.body.appendChild(probe)
+  var ready = text.getBBox().width > 0 && document.documentElement.clientWidth > 0
+  document.body.removeChild(probe)
+  if (ready || tries <= 0) { draw() } else { setTimeout(function () { whenLaidOut(draw, tries - 1) }, 50) }
+}
+
 function fitView(labels) {
   var minScale = 0.7
   var svg = document.querySelector('#canvas svg')
@@ -345,14 +359,16 @@ function fitView(labels) {
       if (bad === null || r.left < bad.left) { bad = r }
     }
   }
+  // The frame's size: innerWidth and innerHeight read 0 in some embedded frames.
+  var vw = document.documentElement.clientWidth, vh = document.documentElement.clientHeight
   if (bad !== null) {
-    window.scrollTo(Math.max(bad.left + window.scrollX - window.innerWidth / 2, 0), 0)
+    window.scrollTo(Math.max(bad.left + window.scrollX - vw / 2, 0), 0)
   }
   var inView = false
   for (var k = 0; k < points.length; k++) {
     if (points[k].parentNode.classList.contains('hidden')) { continue }
     var p = points[k].getBoundingClientRect()
-    if (p.right > 0 && p.left < window.innerWidth && p.bottom > 0 && p.top < window.innerHeight) { inView = true; break }
+    if (p.right > 0 && p.left < vw && p.bottom > 0 && p.top < vh) { inView = true; break }
   }
   var illegal = bad !== null
   document.body.dataset.scale = scale.toFixed(2)

@@ -59,7 +59,7 @@ func TestFitClientsDropsEmptyRows(t *testing.T) {
 	require.Contains(t, fitted, `"Tag":"faults"`, "the annotations are kept")
 
 	page := deferRender(fitted)
-	require.Contains(t, page, "requestAnimationFrame(function () { render(data); fitView(")
+	require.Contains(t, page, "whenLaidOut(function () { render(data); fitView(")
 	require.Equal(t, 1, strings.Count(page, "function fitView("))
 }
 
