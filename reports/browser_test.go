@@ -237,6 +237,10 @@ func TestEveryViolationLinkResolvesInBrowser(t *testing.T) {
 			require.True(t, ids[id], "card %d's %s link #%s resolves to an element", i+1, class, id)
 		}
 	}
+	// Opening the page at an excerpt unfolds it.
+	opened := headless(t, bin, file+"#trace-v2", "--window-size=1400,3000", "--dump-dom")
+	require.Regexp(t, `<details class="excerpt" id="trace-v2" open`, opened)
+	require.NotRegexp(t, `<details class="excerpt" id="trace-v1" open`, opened)
 }
 
 // The suite index of a real failing run draws its charts, each with its
