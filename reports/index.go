@@ -25,6 +25,7 @@ type indexView struct {
 	FailCut  int
 	Groups   []FailureGroup
 	ExitCode int
+	Charts   chartsView
 }
 
 type indexCase struct {
@@ -71,7 +72,7 @@ func newSeedRow(r SeedResult) seedRow {
 // WriteIndex writes the suite's index page: the verdict, every case, the fault
 // coverage, the slowest seeds, and links to each failing seed's report.
 func WriteIndex(w io.Writer, s *Summary) error {
-	v := indexView{S: s, ExitCode: s.ExitCode(), Groups: s.Groups}
+	v := indexView{S: s, ExitCode: s.ExitCode(), Groups: s.Groups, Charts: buildCharts(s)}
 	bySeed := map[seedKey]SeedResult{}
 	failedSeeds, missing := 0, 0
 	for _, r := range s.Seeds {

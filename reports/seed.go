@@ -136,7 +136,27 @@ func NewSeedReport(o *scenarios.Outcome, expect string, meta Meta) *SeedReport {
 		}
 	}
 	v.Trace = buildTrace(trace, step, hits)
+	linkViolations(&v, trace, h, fx, hits)
 	return &SeedReport{view: v}
+}
+
+// linkViolations gives each violation card its trace excerpt and its job's
+// swimlane.
+func linkViolations(v *seedView, trace []byte, h *sim.History, fx *faultIndex, hits map[uint64]bool) {
+	wants := make([]excerptWant, len(v.Violations))
+	for i, vv := range v.Violations {
+		w := excerptWant{Job: vv.Job, Checker: vv.Checker, Step: vv.Step}
+		for _, fi := range fx.of(vv.Job) {
+			w.FaultSteps = append(w.FaultSteps, h.Faults[fi].Step)
+		}
+		wants[i] = w
+	}
+	var ids []string
+	v.Trace.Excerpts, ids, v.Trace.ExcerptsCut = buildExcerpts(trace, wants, hits)
+	for i := range v.Violations {
+		v.Violations[i].TraceID = ids[i]
+		v.Violations[i].LaneID = v.Timeline.Anchors[v.Violations[i].Job]
+	}
 }
 
 // WriteHTML writes the report: one self-contained page. When the page would

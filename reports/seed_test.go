@@ -42,7 +42,7 @@ func TestSeedReportFromRealFailure(t *testing.T) {
 	require.Contains(t, html, `<iframe class="porcupine"`, "porcupine's view of the violating job")
 	require.Contains(t, html, `class="tl-line hit"`, "the violating trace line is highlighted")
 	require.Less(t, len(html), maxReportBytes)
-	require.Contains(t, html, "requestAnimationFrame(function () { render(data) })", "porcupine draws once laid out")
+	require.Contains(t, html, "whenLaidOut(function () { render(data); fitView(", "porcupine draws once laid out, then fits")
 	require.Equal(t, VerdictExpected, SeedResultOf(o, "exactly_once_publish").Verdict,
 		"the scenario's duplicate (and its duplicate execution) is what it exists to find")
 	// Self-contained: nothing is fetched from the network.

@@ -16,6 +16,7 @@ var pages = template.Must(template.New("").Funcs(template.FuncMap{
 	"secs":    func(f float64) string { return fmt.Sprintf("%.2fs", f) },
 	"add":     func(a, b int) int { return a + b },
 	"verdict": verdictLabel,
+	"wbr":     breakable,
 }).ParseFS(templateFS, "templates/*.tmpl"))
 
 // verdictLabel is a verdict in words for banners.

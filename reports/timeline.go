@@ -33,10 +33,14 @@ type timelineView struct {
 	Overview chart
 	Jobs     int      // jobs in the run
 	Cut      []string // what was left out, in words
+	// Anchors are the element ids of each violating job's zoomed chart, or
+	// of its lane in the overview when it has no zoomed chart.
+	Anchors map[string]string
 }
 
 // chart is one SVG: an axis and lanes.
 type chart struct {
+	ID            string
 	Width, Height float64
 	Ticks         []axisTick
 	Hits          []axisTick // violation steps, marked on the axis
@@ -50,6 +54,7 @@ type axisTick struct {
 
 // laneView is one job's lane, with its geometry precomputed.
 type laneView struct {
+	ID         string
 	Job, Label string
 	Y, Mid, H  float64
 	SegY, SegH float64
@@ -155,7 +160,7 @@ func (a axis) ticks(n int, clock stepClock) []axisTick {
 }
 
 func buildTimeline(res *checker.Result, h *sim.History, fx *faultIndex) timelineView {
-	var tv timelineView
+	tv := timelineView{Anchors: map[string]string{}}
 	events := map[string]*laneEvents{}
 	var jobs []string
 	lane := func(id string) *laneEvents {
@@ -223,7 +228,11 @@ func buildTimeline(res *checker.Result, h *sim.History, fx *faultIndex) timeline
 	// Zoomed charts: each violating job on its own axis.
 	for n, id := range hot {
 		if n == maxFocus {
-			tv.Cut = append(tv.Cut, fmt.Sprintf("%d more violating jobs have no zoomed chart", len(hot)-maxFocus))
+			if more := len(hot) - maxFocus; more == 1 {
+				tv.Cut = append(tv.Cut, "1 more violating job has no zoomed chart")
+			} else {
+				tv.Cut = append(tv.Cut, fmt.Sprintf("%d more violating jobs have no zoomed chart", more))
+			}
 			break
 		}
 		lo, hi, ok := events[id].span(h, true)
@@ -231,7 +240,8 @@ func buildTimeline(res *checker.Result, h *sim.History, fx *faultIndex) timeline
 			continue
 		}
 		ax := newAxis(lo, hi, 16)
-		c := chart{Width: tlWidth, Ticks: ax.ticks(5, clock)}
+		c := chart{ID: fmt.Sprintf("lane-%d", n+1), Width: tlWidth, Ticks: ax.ticks(5, clock)}
+		tv.Anchors[id] = c.ID
 		lv, dropped := drawLane(id, events[id], h, fx, tlAxis, 44+focusNotes, ax, true)
 		budget -= len(lv.Marks)
 		if dropped > 0 {
@@ -277,6 +287,12 @@ func buildTimeline(res *checker.Result, h *sim.History, fx *faultIndex) timeline
 		}
 		budget -= len(lv.Marks)
 		dropped += d
+		if isHot[id] {
+			lv.ID = fmt.Sprintf("overview-%d", n+1)
+			if _, zoomed := tv.Anchors[id]; !zoomed {
+				tv.Anchors[id] = lv.ID
+			}
+		}
 		ov.Lanes = append(ov.Lanes, lv)
 	}
 	if dropped > 0 {

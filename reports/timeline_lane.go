@@ -91,9 +91,18 @@ func laneNotes(e *laneEvents, ax axis, top float64) []note {
 	for _, x := range e.execs {
 		cs = append(cs, cand{x.Step, "runs on " + x.Worker, ""})
 	}
+	// One label per violating step, however many checkers fired there.
+	perStep := map[uint64]int{}
 	for _, s := range e.hits {
 		if s > 0 {
-			cs = append(cs, cand{s, fmt.Sprintf("✕ step %d", s), "bad"})
+			if perStep[s]++; perStep[s] == 1 {
+				cs = append(cs, cand{s, fmt.Sprintf("✕ step %d", s), "bad"})
+			}
+		}
+	}
+	for i, c := range cs {
+		if n := perStep[c.step]; c.class == "bad" && n > 1 {
+			cs[i].text = fmt.Sprintf("✕ step %d (%d)", c.step, n)
 		}
 	}
 	sort.SliceStable(cs, func(i, j int) bool { return cs[i].step < cs[j].step })

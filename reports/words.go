@@ -2,8 +2,10 @@ package reports
 
 import (
 	"fmt"
+	"html/template"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/dispatchsim/dispatchsim/checker"
 	"github.com/dispatchsim/dispatchsim/sim"
@@ -18,6 +20,9 @@ type violationView struct {
 	// Words is the violation told as a sentence, naming the faults behind it.
 	Words  string
 	Faults []faultRef
+	// TraceID and LaneID are the ids of its trace excerpt and of its job's
+	// swimlane ("" when the report has none).
+	TraceID, LaneID string
 }
 
 // faultRef is a fired fault named by a violation.
@@ -202,3 +207,46 @@ func joinAnd(parts []string) string {
 
 // fmtDur renders virtual time to the millisecond ("1m6.005s").
 func fmtDur(d time.Duration) string { return d.Round(time.Millisecond).String() }
+
+// breakable escapes s and marks where a line may break inside a long word:
+// between the words of a CamelCase name and after a separator, so that a
+// fault kind wider than its column wraps as "WorkerRetryableAfter/Success",
+// never as "WorkerRetryableAfterSuc/cess". Each such word is an inline block
+// (class w): it moves to the next line whole when it fits there, and breaks
+// at its marks only when it is wider than a line.
+func breakable(s string) template.HTML {
+	var b strings.Builder
+	for i, word := range strings.Split(s, " ") {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		marked, n := markWord(word)
+		if n == 0 {
+			b.WriteString(marked)
+			continue
+		}
+		b.WriteString(`<span class="w">`)
+		b.WriteString(marked)
+		b.WriteString(`</span>`)
+	}
+	return template.HTML(b.String()) // every piece of s went through HTMLEscapeString
+}
+
+// markWord escapes a word and puts a <wbr> at each place it may break; n
+// counts them.
+func markWord(word string) (marked string, n int) {
+	var b strings.Builder
+	var prev rune
+	start := 0
+	for i, r := range word {
+		if i > 0 && (unicode.IsUpper(r) && unicode.IsLower(prev) || r == '(' || strings.ContainsRune("/_,.:=", prev)) {
+			b.WriteString(template.HTMLEscapeString(word[start:i]))
+			b.WriteString("<wbr>")
+			start = i
+			n++
+		}
+		prev = r
+	}
+	b.WriteString(template.HTMLEscapeString(word[start:]))
+	return b.String(), n
+}

@@ -29,6 +29,7 @@ func newReportCmd() *cobra.Command {
 	merge.Flags().StringVar(&out, "out", "simrun-merged", "directory for the merged summary.json, index.html and failing seeds' folders")
 	merge.Flags().StringVar(&junit, "junit", "", "also write merged JUnit XML to this file")
 	cmd.AddCommand(merge)
+	cmd.AddCommand(newReportDiffCmd())
 	return cmd
 }
 
