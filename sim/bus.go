@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"reflect"
+	"strconv"
 	"strings"
 	"time"
 
@@ -59,6 +61,32 @@ type subscription struct {
 	queue   string // consumer name: one delivery per queue per message
 	group   string // the actor group that runs the handler
 	handler Handler
+	typed   typedHandler // instead of handler: takes the decoded message
+}
+
+// typedHandler consumes messages decoded into one Go type. A message is
+// decoded once, on its first delivery to a typedHandler of that type, and the
+// value is shared by every delivery of it (every queue, every redelivery):
+// handlers must not change what they are given.
+type typedHandler interface {
+	valueType() reflect.Type
+	decode(data []byte) (any, error)
+	handle(ctx context.Context, v any) error
+}
+
+// consume runs the subscription's handler on m.
+func (s *subscription) consume(ctx context.Context, m *message) error {
+	if s.typed == nil {
+		return s.handler(ctx, m.data)
+	}
+	if t := s.typed.valueType(); m.valueType != t {
+		m.value, m.valueErr = s.typed.decode(m.data)
+		m.valueType = t
+	}
+	if m.valueErr != nil {
+		return m.valueErr
+	}
+	return s.typed.handle(ctx, m.value)
 }
 
 func (s *subscription) matches(subject string) bool {
@@ -74,6 +102,11 @@ type message struct {
 	id      string
 	data    []byte
 	jobID   string
+
+	// the data decoded by a typedHandler, kept for the next delivery
+	valueType reflect.Type
+	value     any
+	valueErr  error
 }
 
 func newBus(w *World, cfg BusConfig, rng *rand.Rand) *Bus {
@@ -84,6 +117,11 @@ func newBus(w *World, cfg BusConfig, rng *rand.Rand) *Bus {
 // until the group resubscribes.
 func (b *Bus) Subscribe(subject, queue, group string, h Handler) {
 	b.subs = append(b.subs, &subscription{subject: subject, queue: queue, group: group, handler: h})
+}
+
+// subscribeDecoded adds a consumer that takes decoded messages.
+func (b *Bus) subscribeDecoded(subject, queue, group string, h typedHandler) {
+	b.subs = append(b.subs, &subscription{subject: subject, queue: queue, group: group, typed: h})
 }
 
 // unsubscribeGroup removes a group's subscriptions (before it resubscribes).
@@ -152,7 +190,10 @@ func (b *Bus) publish(ctx context.Context, subject string, msg engine.Message) e
 		b.store(subject, msg, jobID)
 	}
 	w.hist.Publishes = append(w.hist.Publishes, rec)
-	k.tracef(a.name, "publish %s id=%s -> %s", subject, msg.ID, rec.Outcome)
+	line := append(k.traceStart(a.name), "publish "...)
+	line = append(append(line, subject...), " id="...)
+	line = append(append(line, msg.ID...), " -> "...)
+	k.traceEnd(append(line, rec.Outcome...))
 	if failed {
 		return fmt.Errorf("publish %s: %w", subject, errBroker)
 	}
@@ -258,8 +299,11 @@ func (b *Bus) spawnDelivery(m *message, queue string, sub *subscription, count i
 	})
 	k.Spawn(sub.group, name, func(ctx context.Context) {
 		a := ActorOf(ctx)
-		k.tracef(a.name, "deliver %s id=%s n=%d", m.subject, m.id, count)
-		err := sub.handler(ctx, m.data)
+		line := append(k.traceStart(a.name), "deliver "...)
+		line = append(append(line, m.subject...), " id="...)
+		line = append(append(line, m.id...), " n="...)
+		k.traceEnd(strconv.AppendInt(line, int64(count), 10))
+		err := sub.consume(ctx, m)
 		a.Yield() // the ack is a yield point
 		p := &Point{Kind: PointAck, Actor: a.name, Group: a.grp.Name, Subject: m.subject, MsgID: m.id,
 			JobID: m.jobID, Delivery: count}
@@ -290,6 +334,8 @@ func (b *Bus) spawnDelivery(m *message, queue string, sub *subscription, count i
 			k.tracef(a.name, "ack (dropped: %v) %s#%d", err, m.subject, m.seq)
 			return
 		}
-		k.tracef(a.name, "ack %s#%d", m.subject, m.seq)
+		line = append(k.traceStart(a.name), "ack "...)
+		line = append(append(line, m.subject...), '#')
+		k.traceEnd(strconv.AppendUint(line, m.seq, 10))
 	})
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
+	"reflect"
 	"sort"
 	"strings"
 	"time"
@@ -286,24 +287,36 @@ func (w *World) startReplica(r *replica) {
 	r.eng = eng
 	b := w.bus
 	b.unsubscribeGroup(r.name)
-	b.Subscribe(engine.SubjectSubmit, "scheduler", r.name, decoded(eng.HandleJobRequest))
-	b.Subscribe(engine.SubjectResult, "scheduler", r.name, decoded(eng.HandleJobResult))
-	b.Subscribe(engine.SubjectCancel, "scheduler", r.name, decoded(eng.HandleCancel))
-	b.Subscribe(engine.SubjectHeartbeat, r.name, r.name, decoded(eng.HandleHeartbeat))
+	b.subscribeDecoded(engine.SubjectSubmit, "scheduler", r.name, decoded("decode", eng.HandleJobRequest))
+	b.subscribeDecoded(engine.SubjectResult, "scheduler", r.name, decoded("decode", eng.HandleJobResult))
+	b.subscribeDecoded(engine.SubjectCancel, "scheduler", r.name, decoded("decode", eng.HandleCancel))
+	b.subscribeDecoded(engine.SubjectHeartbeat, r.name, r.name, decoded("decode", eng.HandleHeartbeat))
 	k.Spawn(r.name, "reconciler", func(ctx context.Context) { _ = eng.RunReconciler(ctx) })
 	k.Spawn(r.name, "replayer", func(ctx context.Context) { _ = eng.RunReplayer(ctx) })
 }
 
-// decoded adapts a typed engine handler to the bus.
-func decoded[T any](h func(context.Context, T) error) Handler {
-	return func(ctx context.Context, data []byte) error {
-		var v T
-		if err := json.Unmarshal(data, &v); err != nil {
-			return fmt.Errorf("decode: %w", err) // ack and drop
-		}
-		return h(ctx, v)
-	}
+// decoded adapts a typed handler to the bus: JSON messages decoded into T, or
+// a decode error ("what: ...") that acks and drops the message.
+func decoded[T any](what string, h func(context.Context, T) error) typedHandler {
+	return jsonHandler[T]{what: what, h: h}
 }
+
+type jsonHandler[T any] struct {
+	what string
+	h    func(context.Context, T) error
+}
+
+func (j jsonHandler[T]) valueType() reflect.Type { return reflect.TypeFor[T]() }
+
+func (j jsonHandler[T]) decode(data []byte) (any, error) {
+	var v T
+	if err := json.Unmarshal(data, &v); err != nil {
+		return nil, fmt.Errorf("%s: %w", j.what, err)
+	}
+	return v, nil
+}
+
+func (j jsonHandler[T]) handle(ctx context.Context, v any) error { return j.h(ctx, v.(T)) }
 
 // crash takes down the process actor a runs in: a replica or a worker crashes
 // whole and restarts after its delay; a client or gateway call just dies.
