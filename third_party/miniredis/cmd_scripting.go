@@ -46,7 +46,6 @@ func (m *Miniredis) runLuaScript(c *server.Peer, sha, script string, readOnly bo
 	defer vm.end()
 
 	// set global variable KEYS
-	keysTable := l.NewTable()
 	keysS, args := args[0], args[1:]
 	keysLen, err := strconv.Atoi(keysS)
 	if err != nil {
@@ -62,12 +61,13 @@ func (m *Miniredis) runLuaScript(c *server.Peer, sha, script string, readOnly bo
 		return false
 	}
 	keys, args := args[:keysLen], args[keysLen:]
+	keysTable := l.CreateTable(len(keys), 0)
 	for i, k := range keys {
 		l.RawSet(keysTable, lua.LNumber(i+1), lua.LString(k))
 	}
 	vm.globals.RawSetString("KEYS", keysTable)
 
-	argvTable := l.NewTable()
+	argvTable := l.CreateTable(len(args), 0)
 	for i, a := range args {
 		l.RawSet(argvTable, lua.LNumber(i+1), lua.LString(a))
 	}

@@ -44,6 +44,28 @@ func (db *RedisDB) allKeys() []string {
 	return res
 }
 
+// keysWithTTL returns, sorted, the keys that have a TTL or hash fields with a
+// TTL: the only ones fastForward changes. With many keys and few TTLs this is
+// much cheaper than sorting every key on each tick of the clock.
+func (db *RedisDB) keysWithTTL() []string {
+	res := make([]string, 0, len(db.ttl)+len(db.hashTTLs))
+	for k := range db.ttl {
+		if _, ok := db.keys[k]; ok {
+			res = append(res, k)
+		}
+	}
+	for k := range db.hashTTLs {
+		if _, ok := db.ttl[k]; ok {
+			continue // already listed
+		}
+		if _, ok := db.keys[k]; ok {
+			res = append(res, k)
+		}
+	}
+	sort.Strings(res) // To make things deterministic.
+	return res
+}
+
 // flush removes all keys and values.
 func (db *RedisDB) flush() {
 	db.keys = map[string]string{}
@@ -720,7 +742,7 @@ func (db *RedisDB) streamGroup(key, group string) (*streamGroup, error) {
 
 // fastForward proceeds the current timestamp with duration, works as a time machine
 func (db *RedisDB) fastForward(duration time.Duration) {
-	for _, key := range db.allKeys() {
+	for _, key := range db.keysWithTTL() {
 		if value, ok := db.ttl[key]; ok {
 			db.ttl[key] = value - duration
 			db.checkTTL(key)
