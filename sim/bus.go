@@ -49,6 +49,8 @@ type Bus struct {
 	rng  *rand.Rand
 	subs []*subscription
 	seen map[string]time.Duration // message id -> when stored
+	// decoded payloads of plain types, by type and bytes (see decode)
+	decoded map[reflect.Type]map[string]any
 	seq  uint64
 	// inflight counts deliveries not yet settled (acked, dropped or terminated).
 	inflight int
@@ -70,23 +72,72 @@ type subscription struct {
 // handlers must not change what they are given.
 type typedHandler interface {
 	valueType() reflect.Type
+	// plainValue is true when the type holds no references (no pointers,
+	// slices, maps or interfaces): a decoded value can then be shared freely.
+	plainValue() bool
 	decode(data []byte) (any, error)
 	handle(ctx context.Context, v any) error
 }
 
 // consume runs the subscription's handler on m.
-func (s *subscription) consume(ctx context.Context, m *message) error {
+func (b *Bus) consume(ctx context.Context, s *subscription, m *message) error {
 	if s.typed == nil {
 		return s.handler(ctx, m.data)
 	}
 	if t := s.typed.valueType(); m.valueType != t {
-		m.value, m.valueErr = s.typed.decode(m.data)
+		m.value, m.valueErr = b.decode(s.typed, m.data)
 		m.valueType = t
 	}
 	if m.valueErr != nil {
 		return m.valueErr
 	}
 	return s.typed.handle(ctx, m.value)
+}
+
+// maxDecoded bounds the decoded payloads kept per type.
+const maxDecoded = 1024
+
+// decode decodes data for h. A plain value is a pure function of the bytes,
+// so identical payloads (a worker's heartbeats repeat) share one decoding.
+func (b *Bus) decode(h typedHandler, data []byte) (any, error) {
+	if !h.plainValue() {
+		return h.decode(data)
+	}
+	t := h.valueType()
+	seen := b.decoded[t]
+	if v, ok := seen[string(data)]; ok {
+		return v, nil
+	}
+	v, err := h.decode(data)
+	if err != nil {
+		return nil, err
+	}
+	if seen == nil || len(seen) >= maxDecoded {
+		seen = map[string]any{}
+		b.decoded[t] = seen
+	}
+	seen[string(data)] = v
+	return v, nil
+}
+
+// plainType reports whether values of t hold no references.
+func plainType(t reflect.Type) bool {
+	switch t.Kind() {
+	case reflect.Bool, reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64,
+		reflect.Float32, reflect.Float64, reflect.String:
+		return true
+	case reflect.Array:
+		return plainType(t.Elem())
+	case reflect.Struct:
+		for i := range t.NumField() {
+			if !plainType(t.Field(i).Type) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
 }
 
 func (s *subscription) matches(subject string) bool {
@@ -110,7 +161,8 @@ type message struct {
 }
 
 func newBus(w *World, cfg BusConfig, rng *rand.Rand) *Bus {
-	return &Bus{w: w, cfg: cfg.withDefaults(), rng: rng, seen: map[string]time.Duration{}, unsettled: map[string]InFlight{}}
+	return &Bus{w: w, cfg: cfg.withDefaults(), rng: rng, seen: map[string]time.Duration{}, unsettled: map[string]InFlight{},
+		decoded: map[reflect.Type]map[string]any{}}
 }
 
 // Subscribe adds a consumer. Subscriptions of a crashed group receive nothing
@@ -285,7 +337,7 @@ func (b *Bus) spawnDelivery(m *message, queue string, sub *subscription, count i
 	k := b.w.k
 	settled := false
 	b.inflight++
-	name := fmt.Sprintf("%s#%d.%d", m.subject, m.seq, count)
+	name := deliveryName(m.subject, m.seq, count)
 	b.unsettled[name] = InFlight{Subject: m.subject, MsgID: m.id, JobID: m.jobID, Queue: queue, Delivery: count,
 		Group: sub.group, Since: k.now}
 	k.addTimer(k.now+b.cfg.AckWait, nil, func() {
@@ -303,7 +355,7 @@ func (b *Bus) spawnDelivery(m *message, queue string, sub *subscription, count i
 		line = append(append(line, m.subject...), " id="...)
 		line = append(append(line, m.id...), " n="...)
 		k.traceEnd(strconv.AppendInt(line, int64(count), 10))
-		err := sub.consume(ctx, m)
+		err := b.consume(ctx, sub, m)
 		a.Yield() // the ack is a yield point
 		p := &Point{Kind: PointAck, Actor: a.name, Group: a.grp.Name, Subject: m.subject, MsgID: m.id,
 			JobID: m.jobID, Delivery: count}
@@ -324,13 +376,13 @@ func (b *Bus) spawnDelivery(m *message, queue string, sub *subscription, count i
 		settled = true
 		b.inflight--
 		delete(b.unsettled, name)
-		if delay, nak := engine.AsRetryAfter(err); nak {
-			k.tracef(a.name, "nak %s#%d delay=%s", m.subject, m.seq, delay)
-			b.inflight++
-			k.addTimer(k.now+delay, nil, func() { b.inflight--; b.deliver(m, queue, count+1) })
-			return
-		}
-		if err != nil {
+		if err != nil { // checked first: AsRetryAfter allocates even for nil
+			if delay, nak := engine.AsRetryAfter(err); nak {
+				k.tracef(a.name, "nak %s#%d delay=%s", m.subject, m.seq, delay)
+				b.inflight++
+				k.addTimer(k.now+delay, nil, func() { b.inflight--; b.deliver(m, queue, count+1) })
+				return
+			}
 			k.tracef(a.name, "ack (dropped: %v) %s#%d", err, m.subject, m.seq)
 			return
 		}
@@ -338,4 +390,13 @@ func (b *Bus) spawnDelivery(m *message, queue string, sub *subscription, count i
 		line = append(append(line, m.subject...), '#')
 		k.traceEnd(strconv.AppendUint(line, m.seq, 10))
 	})
+}
+
+// deliveryName is the delivery actor's name, "subject#seq.count".
+func deliveryName(subject string, seq uint64, count int) string {
+	b := make([]byte, 0, len(subject)+24)
+	b = append(append(b, subject...), '#')
+	b = strconv.AppendUint(b, seq, 10)
+	b = append(b, '.')
+	return string(strconv.AppendInt(b, int64(count), 10))
 }

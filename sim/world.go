@@ -298,15 +298,18 @@ func (w *World) startReplica(r *replica) {
 // decoded adapts a typed handler to the bus: JSON messages decoded into T, or
 // a decode error ("what: ...") that acks and drops the message.
 func decoded[T any](what string, h func(context.Context, T) error) typedHandler {
-	return jsonHandler[T]{what: what, h: h}
+	return jsonHandler[T]{what: what, h: h, plain: plainType(reflect.TypeFor[T]())}
 }
 
 type jsonHandler[T any] struct {
-	what string
-	h    func(context.Context, T) error
+	what  string
+	h     func(context.Context, T) error
+	plain bool
 }
 
 func (j jsonHandler[T]) valueType() reflect.Type { return reflect.TypeFor[T]() }
+
+func (j jsonHandler[T]) plainValue() bool { return j.plain }
 
 func (j jsonHandler[T]) decode(data []byte) (any, error) {
 	var v T
