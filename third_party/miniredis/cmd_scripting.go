@@ -121,6 +121,10 @@ func compile(script string) (*lua.FunctionProto, error) {
 	if err != nil {
 		return nil, err
 	}
+	// A vararg function that never names "..." gets an "arg" table on every
+	// call (Lua 5.0 compatibility), but the main chunk has no local "arg" to
+	// reach it by: don't build it.
+	proto.IsVarArg &^= lua.VarArgNeedsArg
 	parsedScripts.Store(script, proto)
 	return proto, nil
 }

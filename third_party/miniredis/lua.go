@@ -107,7 +107,7 @@ func mkLua(vm *luaVM) (map[string]lua.LGFunction, map[string]lua.LValue) {
 				case []interface{}:
 					l.Push(redisToLua(l, r))
 				case server.Simple:
-					l.Push(luaStatusReply(string(r)))
+					l.Push(luaStatusReply(l, string(r)))
 				case string:
 					l.Push(lua.LString(r))
 				case error:
@@ -162,7 +162,7 @@ func mkLua(vm *luaVM) (map[string]lua.LGFunction, map[string]lua.LValue) {
 				l.Error(lua.LString("wrong number or type of arguments"), 1)
 				return 0
 			}
-			res := luaStatusReply(string(msg))
+			res := luaStatusReply(l, string(msg))
 			l.Push(res)
 			return 1
 		},
@@ -266,7 +266,7 @@ func luaToRedis(l *lua.LState, c *server.Peer, value lua.LValue) {
 }
 
 func redisToLua(l *lua.LState, res []interface{}) *lua.LTable {
-	rettb := l.NewTable()
+	rettb := l.CreateTable(len(res), 0)
 	for _, e := range res {
 		var v lua.LValue
 		if e == nil {
@@ -293,8 +293,8 @@ func redisToLua(l *lua.LState, res []interface{}) *lua.LTable {
 	return rettb
 }
 
-func luaStatusReply(msg string) *lua.LTable {
-	tab := &lua.LTable{}
+func luaStatusReply(l *lua.LState, msg string) *lua.LTable {
+	tab := l.CreateTable(0, 1)
 	tab.RawSetString("ok", lua.LString(msg))
 	return tab
 }
