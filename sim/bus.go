@@ -44,14 +44,15 @@ type Handler func(ctx context.Context, data []byte) error
 // member of each queue), acks, NAK delays, ack-wait redelivery, max deliver and
 // optional de-duplication by message id. It records what it stored.
 type Bus struct {
-	w    *World
-	cfg  BusConfig
-	rng  *rand.Rand
-	subs []*subscription
-	seen map[string]time.Duration // message id -> when stored
+	w       *World
+	cfg     BusConfig
+	rng     *rand.Rand
+	subs    []*subscription
+	seen    map[string]time.Duration // message id -> when stored
+	members []*subscription          // deliver's scratch list
 	// decoded payloads of plain types, by type and bytes (see decode)
 	decoded map[reflect.Type]map[string]any
-	seq  uint64
+	seq     uint64
 	// inflight counts deliveries not yet settled (acked, dropped or terminated).
 	inflight int
 	// unsettled are the deliveries a handler holds, by actor name, for inspection.
@@ -299,12 +300,13 @@ func (b *Bus) deliver(m *message, queue string, count int) {
 		k.tracef("bus", "terminated %s#%d after %d deliveries", m.subject, m.seq, count-1)
 		return
 	}
-	var members []*subscription
+	members := b.members[:0] // scratch: nothing below delivers before sub is picked
 	for _, s := range b.subs {
 		if s.queue == queue && s.matches(m.subject) && !k.group(s.group).crashed {
 			members = append(members, s)
 		}
 	}
+	b.members = members
 	if len(members) == 0 {
 		k.addTimer(k.now+b.cfg.AckWait, nil, func() { b.deliver(m, queue, count) })
 		return
@@ -313,22 +315,23 @@ func (b *Bus) deliver(m *message, queue string, count int) {
 	if len(members) > 1 {
 		sub = members[b.rng.IntN(len(members))]
 	}
-	p := &Point{Kind: PointDeliver, Actor: "bus", Group: sub.group, Subject: m.subject, MsgID: m.id,
-		JobID: m.jobID, Delivery: count}
-	f, fired := b.w.fault(p)
-	start := func() { b.spawnDelivery(m, queue, sub, count) }
-	if fired {
-		b.w.recordFault(nil, p, f, m.subject)
-		switch f.Effect {
-		case EffectDuplicate:
-			k.tracef("bus", "duplicate delivery %s#%d", m.subject, m.seq)
-			b.spawnDelivery(m, queue, sub, count)
-		case EffectDelay:
-			k.addTimer(k.now+f.Duration, nil, start)
-			return
+	clear(members)
+	if b.w.faultsArmed() {
+		p := &Point{Kind: PointDeliver, Actor: "bus", Group: sub.group, Subject: m.subject, MsgID: m.id,
+			JobID: m.jobID, Delivery: count}
+		if f, fired := b.w.fault(p); fired {
+			b.w.recordFault(nil, p, f, m.subject)
+			switch f.Effect {
+			case EffectDuplicate:
+				k.tracef("bus", "duplicate delivery %s#%d", m.subject, m.seq)
+				b.spawnDelivery(m, queue, sub, count)
+			case EffectDelay:
+				k.addTimer(k.now+f.Duration, nil, func() { b.spawnDelivery(m, queue, sub, count) })
+				return
+			}
 		}
 	}
-	start()
+	b.spawnDelivery(m, queue, sub, count)
 }
 
 // spawnDelivery runs the handler as an actor of the member's group and settles
@@ -357,17 +360,19 @@ func (b *Bus) spawnDelivery(m *message, queue string, sub *subscription, count i
 		k.traceEnd(strconv.AppendInt(line, int64(count), 10))
 		err := b.consume(ctx, sub, m)
 		a.Yield() // the ack is a yield point
-		p := &Point{Kind: PointAck, Actor: a.name, Group: a.grp.Name, Subject: m.subject, MsgID: m.id,
-			JobID: m.jobID, Delivery: count}
-		if f, fired := b.w.fault(p); fired {
-			b.w.recordFault(a, p, f, m.subject)
-			switch f.Effect {
-			case EffectCrash:
-				b.w.crash(a)
-				a.exitIfDead()
-			case EffectAckLost:
-				k.tracef(a.name, "ack lost %s#%d", m.subject, m.seq)
-				return
+		if b.w.faultsArmed() {
+			p := &Point{Kind: PointAck, Actor: a.name, Group: a.grp.Name, Subject: m.subject, MsgID: m.id,
+				JobID: m.jobID, Delivery: count}
+			if f, fired := b.w.fault(p); fired {
+				b.w.recordFault(a, p, f, m.subject)
+				switch f.Effect {
+				case EffectCrash:
+					b.w.crash(a)
+					a.exitIfDead()
+				case EffectAckLost:
+					k.tracef(a.name, "ack lost %s#%d", m.subject, m.seq)
+					return
+				}
 			}
 		}
 		if settled {

@@ -179,13 +179,16 @@ func (h *storeHook) process(next redis.ProcessHook) redis.ProcessHook {
 		a.Yield()
 
 		args := cmd.Args()
-		p := &Point{Kind: PointRedis, Actor: a.name, Group: a.grp.Name, Cmd: name, Args: args,
-			Write: !readOnly[name]}
-		p.Key = firstKey(name, args)
-		f, fired := w.fault(p)
+		var p *Point
+		var f Fault
+		var fired bool
 		var target string // only a fault needs it as a string
-		if fired {
-			target = h.describe(name, args)
+		if w.faultsArmed() {
+			p = &Point{Kind: PointRedis, Actor: a.name, Group: a.grp.Name, Cmd: name, Args: args,
+				Write: !readOnly[name], Key: firstKey(name, args)}
+			if f, fired = w.fault(p); fired {
+				target = h.describe(name, args)
+			}
 		}
 		w.hist.Redis.Commands++
 		if name == "evalsha" || name == "eval" {

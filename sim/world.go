@@ -227,9 +227,13 @@ func (w *World) Config() Config { return w.cfg }
 // Seeds is the world's seed tree.
 func (w *World) Seeds() SeedTree { return w.seeds }
 
+// faultsArmed reports whether fault asks the injector at all: callers skip
+// building a Point when it does not.
+func (w *World) faultsArmed() bool { return !w.healing && w.cfg.Injector != nil }
+
 // fault asks the injector, in the fault phase only.
 func (w *World) fault(p *Point) (Fault, bool) {
-	if w.healing || w.cfg.Injector == nil {
+	if !w.faultsArmed() {
 		return Fault{}, false
 	}
 	p.Step, p.Time = w.k.step, w.k.now
