@@ -44,3 +44,5 @@ require (
 	golang.org/x/sys v0.49.0 // indirect
 	google.golang.org/protobuf v1.36.12 // indirect
 )
+
+replace github.com/alicebob/miniredis/v2 => ./third_party/miniredis

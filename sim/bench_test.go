@@ -3,18 +3,24 @@ package sim
 import (
 	"context"
 	"net"
+	"strconv"
 	"testing"
 	"time"
 
 	"github.com/alicebob/miniredis/v2"
 	"github.com/redis/go-redis/v9"
+
+	"github.com/dispatchsim/dispatchsim/engine"
 )
 
 // BenchmarkSeed runs release-size seeds (50 jobs, 3 replicas, 4 workers, every
 // fault point active) and reports seeds/s, simulated events/s, how much faster
-// than real time the simulation runs, and store commands per seed.
+// than real time the simulation runs, and store commands and scripts per seed
+// and per submitted job (the store's Lua scripts dominate a seed's cost).
+//
+//	GOMAXPROCS=1 go test ./sim -run XXX -bench 'BenchmarkSeed$' -benchtime 40x
 func BenchmarkSeed(b *testing.B) {
-	var steps, cmds, scripts uint64
+	var steps, cmds, scripts, jobs uint64
 	var virtual time.Duration
 	start := time.Now()
 	for i := 0; i < b.N; i++ {
@@ -27,6 +33,7 @@ func BenchmarkSeed(b *testing.B) {
 		steps += res.Steps
 		cmds += uint64(res.History.Redis.Commands)
 		scripts += uint64(res.History.Redis.Scripts)
+		jobs += uint64(len(res.History.Submitted))
 		virtual += res.History.End
 	}
 	wall := time.Since(start)
@@ -36,6 +43,58 @@ func BenchmarkSeed(b *testing.B) {
 	b.ReportMetric(virtual.Seconds()/wall.Seconds(), "sim/wall")
 	b.ReportMetric(float64(cmds)/n, "cmds/seed")
 	b.ReportMetric(float64(scripts)/n, "scripts/seed")
+	if jobs > 0 {
+		b.ReportMetric(float64(cmds)/float64(jobs), "cmds/job")
+		b.ReportMetric(float64(scripts)/float64(jobs), "scripts/job")
+	}
+}
+
+// BenchmarkStoreScript is the store's cost per script, the engine's own
+// compare-and-transition (create a job, then schedule it: two EVALSHAs per
+// op), with a new Lua VM per call (miniredis's default) and with the one
+// reused VM the simulator runs.
+//
+//	go test ./sim -run XXX -bench 'BenchmarkStoreScript'
+func BenchmarkStoreScript(b *testing.B) {
+	for _, reuse := range []bool{false, true} {
+		name := "vm=new-per-call"
+		if reuse {
+			name = "vm=reused"
+		}
+		b.Run(name, func(b *testing.B) {
+			mr := miniredis.NewMiniRedis()
+			defer mr.Close()
+			mr.ReuseLua(reuse)
+			c := redis.NewClient(&redis.Options{Addr: "x", Protocol: 2, DisableIdentity: true, MaxRetries: -1,
+				Dialer: func(context.Context, string, string) (net.Conn, error) { return mr.Dial() }})
+			defer c.Close()
+			jobs := engine.NewJobStore(c, fixedClock{})
+			ctx := context.Background()
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				id := "bench-" + strconv.Itoa(i)
+				if _, err := jobs.Transition(ctx, engine.Transition{JobID: id, To: engine.StatePending}); err != nil {
+					b.Fatal(err)
+				}
+				if _, err := jobs.Transition(ctx, engine.Transition{JobID: id, From: engine.StatePending,
+					To: engine.StateScheduled}); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(2*b.N), "us/script")
+		})
+	}
+}
+
+// fixedClock is an engine clock that never moves: the store benchmark only
+// needs a timestamp.
+type fixedClock struct{}
+
+func (fixedClock) Now() time.Time                             { return time.Unix(1_700_000_000, 0) }
+func (fixedClock) Sleep(context.Context, time.Duration) error { return nil }
+func (fixedClock) AfterFunc(time.Duration, func(context.Context)) engine.Timer {
+	panic("fixedClock: no timers")
 }
 
 // BenchmarkRawRedis is one HSET + HGET through go-redis to miniredis over

@@ -3,6 +3,7 @@ package sim
 import (
 	"context"
 	"errors"
+	"reflect"
 	"testing"
 	"time"
 
@@ -171,3 +172,59 @@ func TestPublishFaultsRecordGroundTruth(t *testing.T) {
 type injectorFunc func(p *Point) (Fault, bool)
 
 func (f injectorFunc) At(p *Point) (Fault, bool) { return f(p) }
+
+// countingDecoder is a typedHandler of T that counts its decodings.
+type countingDecoder[T any] struct {
+	jsonHandler[T]
+	decodes *int
+}
+
+func (c countingDecoder[T]) decode(data []byte) (any, error) {
+	*c.decodes++
+	return c.jsonHandler.decode(data)
+}
+
+// A message is decoded once for all its queues; a plain payload seen before
+// is not decoded again, while one holding references is decoded per message.
+func TestBusDecodesOnce(t *testing.T) {
+	type plain struct{ N int }
+	type withSlice struct{ N []int }
+	var plainDecodes, sliceDecodes int
+	var gotPlain []plain
+	var gotSlice []withSlice
+	w := busWorld(t, BusConfig{})
+	for _, q := range []string{"q1", "q2"} {
+		w.bus.subscribeDecoded("p", q, "g", countingDecoder[plain]{
+			jsonHandler: decoded("decode", func(_ context.Context, v plain) error {
+				gotPlain = append(gotPlain, v)
+				return nil
+			}).(jsonHandler[plain]),
+			decodes: &plainDecodes,
+		})
+		w.bus.subscribeDecoded("s", q, "g", countingDecoder[withSlice]{
+			jsonHandler: decoded("decode", func(_ context.Context, v withSlice) error {
+				gotSlice = append(gotSlice, v)
+				return nil
+			}).(jsonHandler[withSlice]),
+			decodes: &sliceDecodes,
+		})
+	}
+	for i, subject := range []string{"p", "p", "s", "s"} {
+		data := []byte(`{"N":1}`)
+		if subject == "s" {
+			data = []byte(`{"N":[1]}`)
+		}
+		w.k.At(time.Duration(i)*time.Second, func() {
+			w.k.Spawn("clients", "pub", func(ctx context.Context) {
+				_ = w.bus.Publisher("clients").Publish(ctx, subject, engine.Message{Data: data})
+			})
+		})
+	}
+	require.NoError(t, w.k.Run(time.Hour, nil))
+	require.Equal(t, []plain{{1}, {1}, {1}, {1}}, gotPlain)
+	require.Equal(t, 1, plainDecodes, "identical plain payloads decode once")
+	require.Len(t, gotSlice, 4)
+	require.Equal(t, 2, sliceDecodes, "a payload with references decodes once per message")
+	require.True(t, plainType(reflect.TypeFor[engine.Heartbeat]()))
+	require.False(t, plainType(reflect.TypeFor[engine.JobPacket]()))
+}

@@ -37,6 +37,9 @@ func newStore(w *World, seed uint64) *store {
 	mr.Seed(int(seed & 0x7fffffff))
 	mr.SetTime(w.k.epoch)
 	mr.ClockTTL(true)
+	// One Lua VM for every script instead of one per EVALSHA (patched
+	// miniredis, third_party/): read-only globals keep scripts apart.
+	mr.ReuseLua(true)
 	w.k.onAdvance = append(w.k.onAdvance, mr.SetTime)
 	return &store{w: w, mr: mr, states: map[string]observed{}, scripts: map[string]string{}}
 }
@@ -165,7 +168,10 @@ func (h *storeHook) process(next redis.ProcessHook) redis.ProcessHook {
 			k.tracef(actorName(ctx), "redis handshake %s err=%v", name, err)
 			return err
 		}
-		a := k.mustCurrent(ctx, "redis "+name)
+		a := k.holdsBaton(ctx)
+		if a == nil {
+			a = k.mustCurrent(ctx, "redis "+name)
+		}
 		if a.exiting {
 			cmd.SetErr(errActorDead)
 			return errActorDead
@@ -173,11 +179,17 @@ func (h *storeHook) process(next redis.ProcessHook) redis.ProcessHook {
 		a.Yield()
 
 		args := cmd.Args()
-		p := &Point{Kind: PointRedis, Actor: a.name, Group: a.grp.Name, Cmd: name, Args: args,
-			Write: !readOnly[name]}
-		p.Key = firstKey(name, args)
-		f, fired := w.fault(p)
-		target := h.describe(name, args)
+		var p *Point
+		var f Fault
+		var fired bool
+		var target string // only a fault needs it as a string
+		if w.faultsArmed() {
+			p = &Point{Kind: PointRedis, Actor: a.name, Group: a.grp.Name, Cmd: name, Args: args,
+				Write: !readOnly[name], Key: firstKey(name, args)}
+			if f, fired = w.fault(p); fired {
+				target = h.describe(name, args)
+			}
+		}
 		w.hist.Redis.Commands++
 		if name == "evalsha" || name == "eval" {
 			w.hist.Redis.Scripts++
@@ -202,7 +214,10 @@ func (h *storeHook) process(next redis.ProcessHook) redis.ProcessHook {
 		}
 
 		err := next(ctx, cmd)
-		k.tracef(a.name, "redis %s -> %s", target, replySummary(cmd, err))
+		line := append(k.traceStart(a.name), "redis "...)
+		line = appendTarget(line, name, args)
+		line = append(line, " -> "...)
+		k.traceEnd(appendReply(line, err))
 		h.observe(a, cmd)
 		if fired {
 			switch f.Effect {
@@ -282,22 +297,52 @@ func (h *storeHook) describe(name string, args []any) string {
 	return strings.TrimSpace(name + " " + firstKey(name, args))
 }
 
+// appendTarget appends describe(name, args) without building a string.
+func appendTarget(b []byte, name string, args []any) []byte {
+	key := firstKey(name, args)
+	switch {
+	case name == "evalsha" && len(args) > 1:
+		sha, ok := args[1].(string)
+		if !ok {
+			sha = fmt.Sprint(args[1])
+		}
+		b = append(b, "evalsha "...)
+		b = append(b, shortSHA(sha)...)
+		b = append(b, ' ')
+		return append(b, key...)
+	case name == "eval":
+		return append(append(b, "eval "...), key...)
+	case key == "":
+		return append(b, strings.TrimSpace(name)...)
+	case mayBeSpace(name[0]) || mayBeSpace(key[len(key)-1]):
+		return append(b, strings.TrimSpace(name+" "+key)...)
+	}
+	b = append(b, name...)
+	b = append(b, ' ')
+	return append(b, key...)
+}
+
+// mayBeSpace is true for ASCII space and control bytes and for any byte of a
+// multi-byte character: where strings.TrimSpace might trim.
+func mayBeSpace(c byte) bool { return c <= ' ' || c >= 0x80 }
+
+// appendReply appends the outcome of a command: ok, nil or the error.
+func appendReply(b []byte, err error) []byte {
+	switch {
+	case err == nil:
+		return append(b, "ok"...)
+	case errors.Is(err, redis.Nil):
+		return append(b, "nil"...)
+	default:
+		return append(append(b, "err "...), err.Error()...)
+	}
+}
+
 func shortSHA(s string) string {
 	if len(s) > 8 {
 		return s[:8]
 	}
 	return s
-}
-
-func replySummary(cmd redis.Cmder, err error) string {
-	switch {
-	case err == nil:
-		return "ok"
-	case errors.Is(err, redis.Nil):
-		return "nil"
-	default:
-		return "err " + err.Error()
-	}
 }
 
 func actorName(ctx context.Context) string {

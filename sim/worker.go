@@ -66,15 +66,11 @@ func (w *World) startWorker(wk *worker) {
 	wk.seen = map[string]bool{}
 	w.k.RestartGroup(wk.group)
 	w.bus.unsubscribeGroup(wk.group)
-	w.bus.Subscribe(engine.WorkerSubject(wk.spec.ID), wk.group, wk.group, wk.accept)
+	w.bus.subscribeDecoded(engine.WorkerSubject(wk.spec.ID), wk.group, wk.group, decoded("decode job packet", wk.accept))
 	w.k.Spawn(wk.group, "heartbeat", wk.heartbeatLoop)
 }
 
-func (wk *worker) accept(ctx context.Context, data []byte) error {
-	var pkt engine.JobPacket
-	if err := json.Unmarshal(data, &pkt); err != nil {
-		return fmt.Errorf("decode job packet: %w", err) // ack and drop
-	}
+func (wk *worker) accept(ctx context.Context, pkt engine.JobPacket) error {
 	key := fmt.Sprintf("%s/%d", pkt.JobID, pkt.DispatchGen)
 	if !wk.w.cfg.Workers.NoDedup && wk.seen[key] {
 		wk.w.k.tracef(ActorOf(ctx).name, "worker skips duplicate %s", key)

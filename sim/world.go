@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
+	"reflect"
 	"sort"
 	"strings"
 	"time"
@@ -226,9 +227,13 @@ func (w *World) Config() Config { return w.cfg }
 // Seeds is the world's seed tree.
 func (w *World) Seeds() SeedTree { return w.seeds }
 
+// faultsArmed reports whether fault asks the injector at all: callers skip
+// building a Point when it does not.
+func (w *World) faultsArmed() bool { return !w.healing && w.cfg.Injector != nil }
+
 // fault asks the injector, in the fault phase only.
 func (w *World) fault(p *Point) (Fault, bool) {
-	if w.healing || w.cfg.Injector == nil {
+	if !w.faultsArmed() {
 		return Fault{}, false
 	}
 	p.Step, p.Time = w.k.step, w.k.now
@@ -286,24 +291,39 @@ func (w *World) startReplica(r *replica) {
 	r.eng = eng
 	b := w.bus
 	b.unsubscribeGroup(r.name)
-	b.Subscribe(engine.SubjectSubmit, "scheduler", r.name, decoded(eng.HandleJobRequest))
-	b.Subscribe(engine.SubjectResult, "scheduler", r.name, decoded(eng.HandleJobResult))
-	b.Subscribe(engine.SubjectCancel, "scheduler", r.name, decoded(eng.HandleCancel))
-	b.Subscribe(engine.SubjectHeartbeat, r.name, r.name, decoded(eng.HandleHeartbeat))
+	b.subscribeDecoded(engine.SubjectSubmit, "scheduler", r.name, decoded("decode", eng.HandleJobRequest))
+	b.subscribeDecoded(engine.SubjectResult, "scheduler", r.name, decoded("decode", eng.HandleJobResult))
+	b.subscribeDecoded(engine.SubjectCancel, "scheduler", r.name, decoded("decode", eng.HandleCancel))
+	b.subscribeDecoded(engine.SubjectHeartbeat, r.name, r.name, decoded("decode", eng.HandleHeartbeat))
 	k.Spawn(r.name, "reconciler", func(ctx context.Context) { _ = eng.RunReconciler(ctx) })
 	k.Spawn(r.name, "replayer", func(ctx context.Context) { _ = eng.RunReplayer(ctx) })
 }
 
-// decoded adapts a typed engine handler to the bus.
-func decoded[T any](h func(context.Context, T) error) Handler {
-	return func(ctx context.Context, data []byte) error {
-		var v T
-		if err := json.Unmarshal(data, &v); err != nil {
-			return fmt.Errorf("decode: %w", err) // ack and drop
-		}
-		return h(ctx, v)
-	}
+// decoded adapts a typed handler to the bus: JSON messages decoded into T, or
+// a decode error ("what: ...") that acks and drops the message.
+func decoded[T any](what string, h func(context.Context, T) error) typedHandler {
+	return jsonHandler[T]{what: what, h: h, plain: plainType(reflect.TypeFor[T]())}
 }
+
+type jsonHandler[T any] struct {
+	what  string
+	h     func(context.Context, T) error
+	plain bool
+}
+
+func (j jsonHandler[T]) valueType() reflect.Type { return reflect.TypeFor[T]() }
+
+func (j jsonHandler[T]) plainValue() bool { return j.plain }
+
+func (j jsonHandler[T]) decode(data []byte) (any, error) {
+	var v T
+	if err := json.Unmarshal(data, &v); err != nil {
+		return nil, fmt.Errorf("%s: %w", j.what, err)
+	}
+	return v, nil
+}
+
+func (j jsonHandler[T]) handle(ctx context.Context, v any) error { return j.h(ctx, v.(T)) }
 
 // crash takes down the process actor a runs in: a replica or a worker crashes
 // whole and restarts after its delay; a client or gateway call just dies.
