@@ -45,6 +45,11 @@ type Input struct {
 	Spec      Spec
 	// RunErr is a kernel failure (deadlock, stall, panic): an assumption failure.
 	RunErr error
+	// Bus is the broker the world ran with (sim.Config.Bus), which exactly-once
+	// findings read to tell a broker window exceeded from a re-publish nothing
+	// could absorb. Nil: a de-duplicating broker with the default window is
+	// assumed, and the attribution says so.
+	Bus *sim.BusConfig
 }
 
 // Spec is what the run promised. Zero values mean the engine's defaults.
@@ -87,6 +92,9 @@ type Violation struct {
 	// FaultSteps are the steps of the faults that fired before the violation and
 	// touched the same job (or, failing that, the last few before it).
 	FaultSteps []uint64
+	// Dedup names the layer that failed to de-duplicate, for exactly-once
+	// findings; empty otherwise.
+	Dedup DedupLayer
 }
 
 func (v Violation) String() string {
@@ -160,6 +168,12 @@ type run struct {
 func (c *run) violate(layer Layer, checker, job string, step uint64, t time.Duration, format string, args ...any) {
 	c.out.Violations = append(c.out.Violations, Violation{Layer: layer, Checker: checker, Job: job, Step: step,
 		Time: t, Message: fmt.Sprintf(format, args...), FaultSteps: c.faultsBefore(job, step)})
+}
+
+// violateDedup records an exactly-once finding with the layer it blames.
+func (c *run) violateDedup(layer DedupLayer, checker, job string, step uint64, t time.Duration, format string, args ...any) {
+	c.violate(LayerInvariants, checker, job, step, t, format, args...)
+	c.out.Violations[len(c.out.Violations)-1].Dedup = layer
 }
 
 // faultsBefore lists the faults at or before step that touched job, or the last

@@ -1,8 +1,10 @@
 package checker
 
 import (
+	"fmt"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/dispatchsim/dispatchsim/engine"
 	"github.com/dispatchsim/dispatchsim/model"
@@ -16,9 +18,34 @@ type dispatchKey struct {
 
 func isDispatch(p sim.PublishRecord) bool { return strings.HasPrefix(p.Subject, "worker.") }
 
+// DedupLayer names the layer that failed to absorb a repeated dispatch, so an
+// exactly-once finding says where de-duplication broke down.
+type DedupLayer string
+
+// The layers an exactly-once finding can name.
+const (
+	// DedupEngineOrdering: the engine dispatched again while the first copy was
+	// live, and nothing downstream could absorb it (a new message id for one
+	// generation, or a broker without de-duplication).
+	DedupEngineOrdering DedupLayer = "engine ordering"
+	// DedupBrokerWindow: the same message id was published again after the
+	// broker's de-duplication window had passed, in true time.
+	DedupBrokerWindow DedupLayer = "broker window exceeded"
+	// DedupWorker: a worker executed one stored message twice.
+	DedupWorker DedupLayer = "worker"
+	// DedupBroker: the broker stored a message id again inside its own window:
+	// the environment broke its contract, the engine did not.
+	DedupBroker DedupLayer = "broker"
+)
+
+// defaultBrokerDedupWindow is the simulated broker's window when its config
+// does not say (sim.BusConfig's default).
+const defaultBrokerDedupWindow = 2 * time.Minute
+
 // checkExactlyOnce: per job, each dispatch generation is stored by the broker at
-// most once and executed under at most one dispatch id; a generation beyond the
-// first is legitimate only after as many RETRYING commits.
+// most once and executed at most once; a generation beyond the first is
+// legitimate only after as many RETRYING commits. Each finding names the layer
+// that failed to de-duplicate.
 func checkExactlyOnce(c *run) {
 	stored := map[dispatchKey][]sim.PublishRecord{}
 	var keys []dispatchKey
@@ -40,12 +67,15 @@ func checkExactlyOnce(c *run) {
 			for i, p := range ps {
 				steps[i] = p.Step
 			}
-			c.violate(LayerInvariants, "exactly_once_publish", k.job, ps[1].Step, ps[1].Time,
-				"job %s published %d times for dispatch %d (steps %v)", k.job, len(ps), k.gen, steps)
+			layer, why := c.repeatLayer(ps[:1], ps[1])
+			c.violateDedup(layer, "exactly_once_publish", k.job, ps[1].Step, ps[1].Time,
+				"job %s published %d times for dispatch %d (steps %v); not de-duplicated by %s: %s",
+				k.job, len(ps), k.gen, steps, layer, why)
 		}
 		if retries := c.countTo(k.job, engine.StateRetrying); k.gen > retries {
-			c.violate(LayerInvariants, "exactly_once_publish", k.job, ps[0].Step, ps[0].Time,
-				"job %s dispatched as generation %d after only %d RETRYING commits", k.job, k.gen, retries)
+			c.violateDedup(DedupEngineOrdering, "exactly_once_publish", k.job, ps[0].Step, ps[0].Time,
+				"job %s dispatched as generation %d after only %d RETRYING commits; not de-duplicated by %s: a new message id for a dispatch nothing re-opened",
+				k.job, k.gen, retries, DedupEngineOrdering)
 		}
 	}
 
@@ -57,16 +87,85 @@ func checkExactlyOnce(c *run) {
 			ids[k] = map[string]sim.Execution{}
 			execKeys = append(execKeys, k)
 		}
-		if _, dup := ids[k][e.DispatchID]; dup {
+		if first, dup := ids[k][e.DispatchID]; dup {
+			// One stored message ran twice. A worker's idempotent consumer lives
+			// as long as its process: after a restart this is a measured figure;
+			// without one, the worker failed to de-duplicate.
 			c.out.Figures.DuplicateExecutions++
+			if !c.workerRestartedBetween(e.Worker, first.Step, e.Step) {
+				c.violateDedup(DedupWorker, "exactly_once_execution", k.job, e.Step, e.Time,
+					"job %s executed twice for dispatch %d from one stored message (dispatch id %s, steps %d and %d); not de-duplicated by %s: %s ran it again without a restart",
+					k.job, k.gen, e.DispatchID, first.Step, e.Step, DedupWorker, e.Worker)
+			}
 			continue
 		}
 		ids[k][e.DispatchID] = e
 		if len(ids[k]) == 2 {
-			c.violate(LayerInvariants, "exactly_once_execution", k.job, e.Step, e.Time,
-				"job %s executed twice for dispatch %d under different dispatch ids", k.job, k.gen)
+			layer, why := DedupEngineOrdering, "two stored copies are not in the history"
+			if ps := stored[k]; len(ps) > 1 {
+				layer, why = c.repeatLayer(ps[:1], ps[1])
+			}
+			c.violateDedup(layer, "exactly_once_execution", k.job, e.Step, e.Time,
+				"job %s executed twice for dispatch %d under different dispatch ids; not de-duplicated by %s: %s",
+				k.job, k.gen, layer, why)
 		}
 	}
+}
+
+// repeatLayer attributes the stored copy p of a dispatch that the stored
+// copies before it preceded. The broker measures its window from the last
+// copy of the same message id it stored, in true time.
+func (c *run) repeatLayer(before []sim.PublishRecord, p sim.PublishRecord) (DedupLayer, string) {
+	var prev *sim.PublishRecord
+	for i := range before {
+		if before[i].MsgID == p.MsgID {
+			prev = &before[i]
+		}
+	}
+	if prev == nil {
+		return DedupEngineOrdering, fmt.Sprintf("message id %s was stored, then a second id %s for the same dispatch",
+			before[len(before)-1].MsgID, p.MsgID)
+	}
+	gap := p.Time - prev.Time
+	dedup, window, known := c.brokerDedup()
+	switch {
+	case !dedup:
+		return DedupEngineOrdering, fmt.Sprintf("%s published again %s after the stored copy, with broker de-duplication off", p.MsgID, gap)
+	case gap >= window:
+		return DedupBrokerWindow, fmt.Sprintf("%s published again %s after the stored copy, past the broker's %s window", p.MsgID, gap, window)
+	case known:
+		return DedupBroker, fmt.Sprintf("%s stored again %s after the stored copy, inside the broker's %s window", p.MsgID, gap, window)
+	default:
+		// Without the broker's config: a copy stored inside the default window
+		// means the broker was not de-duplicating.
+		return DedupEngineOrdering, fmt.Sprintf("%s published again %s after the stored copy, which a de-duplicating broker would have dropped", p.MsgID, gap)
+	}
+}
+
+// brokerDedup is the broker's de-duplication as the world ran it; known is
+// false when the input does not carry the broker's config, and the default
+// window is assumed.
+func (c *run) brokerDedup() (on bool, window time.Duration, known bool) {
+	if c.in.Bus == nil {
+		return true, defaultBrokerDedupWindow, false
+	}
+	window = c.in.Bus.DedupWindow
+	if window == 0 {
+		window = defaultBrokerDedupWindow
+	}
+	return c.in.Bus.Dedup, window, true
+}
+
+// workerRestartedBetween reports whether worker crashed (and so restarted
+// with an empty consumer state) after step from and at or before step to.
+func (c *run) workerRestartedBetween(worker string, from, to uint64) bool {
+	prefix := "worker-" + worker + "/"
+	for _, f := range c.in.History.Faults {
+		if f.Step > from && f.Step <= to && f.Effect == sim.EffectCrash && strings.HasPrefix(f.Actor, prefix) {
+			return true
+		}
+	}
+	return false
 }
 
 func sortKeys(keys []dispatchKey) {

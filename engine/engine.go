@@ -44,6 +44,7 @@ const (
 	DefaultReplayAfter          = 60 * time.Second
 	DefaultReplayInterval       = 30 * time.Second
 	DefaultWorkerTTL            = 30 * time.Second
+	DefaultDedupWindow          = 90 * time.Second
 	DefaultSweepBatch           = 200
 	backoffMaxShift             = 10
 )
@@ -86,6 +87,15 @@ type Config struct {
 	ReplayInterval         time.Duration            // replayer tick (30s)
 	SweepBatch             int64                    // jobs examined per state per tick (200)
 	WorkerTTL              time.Duration            // a worker unheard of for this long is gone (30s)
+
+	// DedupWindow is how long after a dispatch's first publish attempt the engine
+	// may still re-publish it under the same message id, trusting the broker to
+	// drop the copy if the first one was stored (90s). It must be shorter than the
+	// broker's duplicate window (JetStream: 2m) by at least the worst clock skew
+	// between replicas plus the worst publish latency. Past it, a dispatch whose
+	// publish failed is never re-published: the job waits DISPATCHED for the first
+	// copy's result or the dispatch timeout.
+	DedupWindow time.Duration
 }
 
 func (c Config) withDefaults() Config {
@@ -109,6 +119,7 @@ func (c Config) withDefaults() Config {
 	def(&c.ReplayAfter, DefaultReplayAfter)
 	def(&c.ReplayInterval, DefaultReplayInterval)
 	def(&c.WorkerTTL, DefaultWorkerTTL)
+	def(&c.DedupWindow, DefaultDedupWindow)
 	if c.LockRenewFailures == 0 {
 		c.LockRenewFailures = DefaultLockRenewFailures
 	}

@@ -21,6 +21,8 @@ type schedulerMetrics struct {
 	unknownWrite    *prometheus.CounterVec // scheduler_unknown_write_total{outcome}
 	resultIgnored   *prometheus.CounterVec // scheduler_result_ignored_total{reason}
 	timeouts        *prometheus.CounterVec // scheduler_reconciler_timeout_total{from}
+	// republishWithheld: scheduler_republish_withheld_total{topic}
+	republishWithheld *prometheus.CounterVec
 }
 
 func newSchedulerMetrics(reg prometheus.Registerer) (*schedulerMetrics, error) {
@@ -69,10 +71,14 @@ func newSchedulerMetrics(reg prometheus.Registerer) (*schedulerMetrics, error) {
 			Name: "scheduler_reconciler_timeout_total",
 			Help: "Jobs the reconciler moved to TIMEOUT, by the state they were stuck in.",
 		}, []string{"from"}),
+		republishWithheld: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "scheduler_republish_withheld_total",
+			Help: "Dispatches not re-published after a failed publish because the broker's de-duplication window had passed; the job waits DISPATCHED.",
+		}, []string{"topic"}),
 	}
 	for _, c := range []prometheus.Collector{
 		m.rollback, m.rollbackFailure, m.failClosed, m.retry, m.dlq, m.published,
-		m.redeliverySkip, m.lockFenced, m.unknownWrite, m.resultIgnored, m.timeouts,
+		m.redeliverySkip, m.lockFenced, m.unknownWrite, m.resultIgnored, m.timeouts, m.republishWithheld,
 	} {
 		if err := reg.Register(c); err != nil {
 			return nil, fmt.Errorf("register scheduler metrics: %w", err)

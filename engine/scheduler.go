@@ -67,6 +67,18 @@ func (e *Engine) processJob(ctx context.Context, req JobRequest, lock *heldLock)
 		return nil // no other state exists; the table admits nothing else
 	}
 
+	// A dispatch whose publish failed may have been stored all the same (the
+	// error is ambiguous), and its worker may be running it. Re-publishing it
+	// under the same message id is safe only while the broker still drops the
+	// copy; after that no new publish can be told apart from a second execution.
+	// Checked before the retry cap: while a copy may be live, only its result or
+	// the dispatch timeout may end the job.
+	msgID := DispatchMessageID(job.ID, job.DispatchGen)
+	earlierAttempt := job.PublishMsgID == msgID
+	if earlierAttempt && !e.insideDedupWindow(job) {
+		return e.awaitEarlierPublish(ctx, job, lock, msgID)
+	}
+
 	if job.Attempts >= e.cfg.MaxSchedulingRetries {
 		cause := job.LastErrorCode
 		if cause == "" {
@@ -91,6 +103,13 @@ func (e *Engine) processJob(ctx context.Context, req JobRequest, lock *heldLock)
 
 	dispatchID := newToken(e.rand)
 	fields := []Field{{"dispatch_id", dispatchID}, {"worker", workerID}, {"pick_fail_since", ""}}
+	if !earlierAttempt {
+		// Recorded with DISPATCHED, before the publish it dates: the window of
+		// every later re-publish of this message id counts from here.
+		job.PublishMsgID, job.PublishFirstAt = msgID, e.clock.Now()
+		fields = append(fields, Field{"publish_msg_id", msgID},
+			Field{"publish_first_at", strconv.FormatInt(job.PublishFirstAt.UnixMilli(), 10)})
+	}
 	res, err = e.store.Transition(ctx, Transition{JobID: job.ID, From: StateScheduled, Version: job.Version,
 		To: StateDispatched, Reason: "dispatch " + workerID, Fence: lock, Fields: fields})
 	if err != nil {
@@ -106,7 +125,14 @@ func (e *Engine) processJob(ctx context.Context, req JobRequest, lock *heldLock)
 	if err != nil {
 		return fmt.Errorf("encode job %s: %w", job.ID, err) // cannot happen: plain fields
 	}
-	msg := Message{ID: DispatchMessageID(job.ID, job.DispatchGen), Data: packet}
+	if earlierAttempt && !e.insideDedupWindow(job) {
+		// The DISPATCHED write itself outlasted the window: the job stays
+		// DISPATCHED, unpublished, like a parked one.
+		e.metrics.republishWithheld.WithLabelValues(job.Topic).Inc()
+		e.log.Warn("re-publish withheld: de-duplication window passed during the dispatch write", "job_id", job.ID, "msg_id", msgID)
+		return nil
+	}
+	msg := Message{ID: msgID, Data: packet}
 	if err := e.bus.Publish(ctx, WorkerSubject(workerID), msg); err != nil {
 		return e.rollbackDispatch(ctx, job, res.Version, lock, err)
 	}
@@ -188,6 +214,32 @@ func (e *Engine) rollbackDispatch(ctx context.Context, job *Job, version int64, 
 		return e.retry(PhaseRollbackWrite, e.backoff(attempts), fmt.Errorf("publish job %s: %w (rollback: %v)", job.ID, pubErr, err))
 	}
 	return e.retry(PhasePublish, e.backoff(res.Attempts), fmt.Errorf("publish job %s: %w", job.ID, pubErr))
+}
+
+// insideDedupWindow reports whether a re-publish of the job's recorded message
+// id would still fall inside the broker's de-duplication window.
+func (e *Engine) insideDedupWindow(job *Job) bool {
+	return e.clock.Now().Sub(job.PublishFirstAt) < e.cfg.DedupWindow
+}
+
+// awaitEarlierPublish parks a job whose earlier publish of msgID may have been
+// stored, now that a re-publish would fall outside the broker's window: it
+// writes DISPATCHED without publishing, so the redelivery gate holds it, the
+// first copy's result (same generation) completes it, and if that copy was
+// never stored the reconciler times it out. A TIMEOUT is the price of not
+// knowing; a second execution would be worse.
+func (e *Engine) awaitEarlierPublish(ctx context.Context, job *Job, lock *heldLock, msgID string) error {
+	_, err := e.store.Transition(ctx, Transition{JobID: job.ID, From: job.State, Version: job.Version,
+		To: StateDispatched, Fence: lock,
+		Reason: fmt.Sprintf("await publish of %s: first attempted at %d, outside the de-duplication window",
+			msgID, job.PublishFirstAt.UnixMilli())})
+	if err != nil {
+		return e.storeRetry(err)
+	}
+	e.metrics.republishWithheld.WithLabelValues(job.Topic).Inc()
+	e.log.Warn("re-publish withheld: de-duplication window passed; awaiting the first copy's result or the dispatch timeout",
+		"job_id", job.ID, "msg_id", msgID)
+	return nil
 }
 
 // pick chooses the worker for the job, checking the tenant's cap first.

@@ -55,8 +55,14 @@ type Job struct {
 	LastErrorCode ReasonCode
 	LastError     string
 	PickFailSince time.Time // first pick failure with a permanent cause, zero if none
-	CreatedAt     time.Time
-	UpdatedAt     time.Time
+	// PublishMsgID and PublishFirstAt record the first publish attempt of the
+	// job's current dispatch message id, written with DISPATCHED before that
+	// publish: a re-publish under the same id is safe only inside the broker's
+	// de-duplication window, counted from here.
+	PublishMsgID   string
+	PublishFirstAt time.Time
+	CreatedAt      time.Time
+	UpdatedAt      time.Time
 }
 
 // Request rebuilds the request that created the job (the pending replayer's input).
@@ -276,6 +282,7 @@ func decodeJob(id string, h map[string]string) (*Job, error) {
 		ResultPtr:     h["result_ptr"],
 		LastErrorCode: ReasonCode(h["last_error_code"]),
 		LastError:     h["last_error"],
+		PublishMsgID:  h["publish_msg_id"],
 	}
 	if r := h["requires"]; r != "" {
 		j.Requires = strings.Split(r, ",")
@@ -302,7 +309,8 @@ func decodeJob(id string, h map[string]string) (*Job, error) {
 	for _, f := range []struct {
 		name string
 		dst  *time.Time
-	}{{"created_at", &j.CreatedAt}, {"updated_at", &j.UpdatedAt}, {"pick_fail_since", &j.PickFailSince}} {
+	}{{"created_at", &j.CreatedAt}, {"updated_at", &j.UpdatedAt}, {"pick_fail_since", &j.PickFailSince},
+		{"publish_first_at", &j.PublishFirstAt}} {
 		if n, err = parseInt(h, f.name); err != nil {
 			return nil, fmt.Errorf("decode job %s: %w", id, err)
 		}

@@ -60,6 +60,11 @@ var regressions = []pinned{
 	// reservation and the run poisoned the key for good
 	// (run_key_reserved_without_run, run_key_never_admitted).
 	{scenario: "admission-crash", seed: 92600, finding: "crashed-reservation-never-reclaimed"},
+	// An ambiguous publish was rolled back, the worker ran the stored copy, and
+	// the replayer re-published the same message id 128.8s later, past the
+	// broker's 120s window: the job ran twice (exactly_once_publish,
+	// exactly_once_execution).
+	{scenario: "swarm", seed: 103661, finding: "redispatch-outside-dedup-window"},
 }
 
 // Regression is the pinned seeds.
