@@ -77,7 +77,7 @@ func TestDeterministic(t *testing.T) {
 		require.NoError(t, r2.Err, "seed %d", seed)
 		if r1.Checksum != r2.Checksum || !bytes.Equal(w1.Trace().Bytes(), w2.Trace().Bytes()) {
 			t.Fatalf("seed %d diverged: checksums %016x vs %016x\n%s", seed, r1.Checksum, r2.Checksum,
-				firstDifference(w1.Trace().Bytes(), w2.Trace().Bytes()))
+				describeTraceDifference(w1.Trace().Bytes(), w2.Trace().Bytes()))
 		}
 		if prev, dup := sums[r1.Checksum]; dup {
 			t.Fatalf("seeds %d and %d gave the same checksum %016x", prev, seed, r1.Checksum)
@@ -88,15 +88,6 @@ func TestDeterministic(t *testing.T) {
 	require.Greater(t, faults, seeds, "the chaos injector fired")
 }
 
-func firstDifference(a, b []byte) string {
-	la, lb := bytes.Split(a, []byte("\n")), bytes.Split(b, []byte("\n"))
-	for i := 0; i < len(la) && i < len(lb); i++ {
-		if !bytes.Equal(la[i], lb[i]) {
-			return fmt.Sprintf("line %d:\n  %s\n  %s", i+1, la[i], lb[i])
-		}
-	}
-	return fmt.Sprintf("one trace is a prefix of the other (%d vs %d lines)", len(la), len(lb))
-}
 
 // No goroutine outlives a run: actors, go-redis and miniredis all end with it.
 func TestNoGoroutineLeaksAcrossSeeds(t *testing.T) {
@@ -113,4 +104,10 @@ func TestNoGoroutineLeaksAcrossSeeds(t *testing.T) {
 		time.Sleep(10 * time.Millisecond)
 	}
 	require.LessOrEqual(t, runtime.NumGoroutine(), base+2, "goroutines before %d, after %d", base, runtime.NumGoroutine())
+}
+
+// describeTraceDifference names the first line on which two traces part.
+func describeTraceDifference(a, b []byte) string {
+	d, _ := FirstTraceDifference(a, b)
+	return fmt.Sprintf("line %d:\n  %s\n  %s", d.Line, d.A, d.B)
 }
