@@ -88,7 +88,6 @@ func TestDeterministic(t *testing.T) {
 	require.Greater(t, faults, seeds, "the chaos injector fired")
 }
 
-
 // No goroutine outlives a run: actors, go-redis and miniredis all end with it.
 func TestNoGoroutineLeaksAcrossSeeds(t *testing.T) {
 	seeds := longtest.Pick(50, 1000)
