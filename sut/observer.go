@@ -1,0 +1,96 @@
+package sut
+
+import "time"
+
+// Observer turns what the simulator sees from outside (store keys, bus
+// messages) into plain facts. It reads the store through a View, which
+// neither yields nor faults.
+type Observer interface {
+	// JobKey reports the job a store key holds the state of.
+	JobKey(key string) (jobID string, ok bool)
+	// Job reads a job's facts from its key.
+	Job(v View, key string) JobFact
+	// Message says what a bus message is about.
+	Message(subject string, data []byte) MessageFact
+	// Command says what a store command does, for fault matching.
+	Command(cmd string, args []any) CommandFact
+	// DLQ is every dead-letter entry, by job id.
+	DLQ(v View) map[string]DLQEntry
+	// Locks are the locks held now.
+	Locks(v View) []Lock
+	// Admission is the run admission state; epoch is virtual time zero.
+	Admission(v View, epoch time.Time) AdmissionState
+	// DueRuns are the runs of org created at least d before now.
+	DueRuns(v View, org string, now time.Time, d time.Duration) []string
+}
+
+// View reads the store without going through a client.
+type View interface {
+	Keys() []string // sorted
+	Get(key string) (string, bool)
+	Hash(key string) (map[string]string, bool)
+	Members(key string) []string
+	ZScores(key string) map[string]float64
+	TTL(key string) time.Duration
+}
+
+// JobFact is one job as its stored record says.
+type JobFact struct {
+	State    string
+	Version  int64
+	Attempts int
+	Gen      int
+	// DispatchID and ResultPtr are shown to engineers and compared with what
+	// the executing worker reported.
+	DispatchID, ResultPtr string
+	// Fields is the whole record, for reports.
+	Fields map[string]string
+}
+
+// MessageFact is what a bus message is about. A dispatch is a message that
+// asks a worker to run job JobID's generation Gen.
+type MessageFact struct {
+	JobID     string
+	Gen       int
+	Dispatch  bool
+	Heartbeat bool
+}
+
+// CommandFact is what a store command does to a job: a transition from From
+// ("" any) to To, or a read of a job.
+type CommandFact struct {
+	JobID      string
+	From, To   string
+	Transition bool
+	// Token is the lock token the write carries, if any.
+	Token string
+	// Admission marks commands on run admission's state; Reserve those that
+	// bind an idempotency key to a new run.
+	Admission, Reserve bool
+}
+
+// DLQEntry is a dead-letter record.
+type DLQEntry struct {
+	JobID, Reason, ReasonCode string
+	Status, LastState         string
+	Attempts                  int
+	RetriesExhausted          bool
+}
+
+// Lock is a held lock.
+type Lock struct {
+	Key, Token string
+	TTL        time.Duration
+}
+
+// AdmissionState is the run admission state left in the store.
+type AdmissionState struct {
+	// Keys maps each idempotency key to its stored value.
+	Keys map[string]string
+	// Reserved is when each run-less reservation was made, in virtual time.
+	Reserved map[string]time.Duration
+	// Runs maps each run id to its stored record.
+	Runs map[string]map[string]string
+	// StaleAfter is when a reservation counts as abandoned (Admission.StaleReservationAfter).
+	StaleAfter time.Duration
+}

@@ -1,0 +1,54 @@
+package sut
+
+import "time"
+
+// Spec is what a system promises, as data the checkers hold a run to.
+type Spec struct {
+	States   []string
+	Terminal []string
+	// Transitions maps a state ("" for none yet) to the states it may move to.
+	Transitions map[string][]string
+	// Dispatched is the state a job is in while a worker may run it, Retrying
+	// the state that earns one more dispatch generation, and Scheduled the
+	// state each attempt passes through (the attempt rule: attempts = number
+	// of moves into Scheduled).
+	Dispatched, Retrying, Scheduled string
+	// Succeeded, Cancelled, Failed and TimedOut name those outcomes.
+	Succeeded, Cancelled, Failed, TimedOut string
+	// DispatchTimeout and ReconcileInterval bound how long a job may stay
+	// Dispatched.
+	DispatchTimeout, ReconcileInterval time.Duration
+	// JobLock is true when the system serialises work on a job by a lock.
+	JobLock bool
+	// PublishFromRelay is true when dispatches are published after the state
+	// commit, by a relay, rather than by the handler that wrote the state.
+	PublishFromRelay bool
+	// Metrics names the counters the accounting checks compare with ground
+	// truth ("" when the system has none).
+	Metrics Metrics
+}
+
+// Metrics are counter names.
+type Metrics struct {
+	Rollbacks, RollbackFailures, FailClosedReads, Published string
+}
+
+// IsTerminal reports whether state is terminal.
+func (s Spec) IsTerminal(state string) bool {
+	for _, t := range s.Terminal {
+		if t == state {
+			return true
+		}
+	}
+	return false
+}
+
+// Allowed reports whether from -> to is in the transition graph.
+func (s Spec) Allowed(from, to string) bool {
+	for _, t := range s.Transitions[from] {
+		if t == to {
+			return true
+		}
+	}
+	return false
+}

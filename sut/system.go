@@ -1,0 +1,104 @@
+package sut
+
+import (
+	"context"
+	"errors"
+	"time"
+)
+
+// System is a dispatcher the simulator can host.
+type System interface {
+	Name() string
+	// Spec is what the system promises, for the checkers.
+	Spec(o Options) Spec
+	Observer() Observer
+	// StartReplica boots one scheduler replica (again after a crash).
+	StartReplica(p Ports, o Options) (Replica, error)
+	// StartGateway builds the client-facing API on the gateway's ports.
+	StartGateway(p Ports, o Options) (Gateway, error)
+	Worker() WorkerProtocol
+}
+
+// Replica is a running scheduler process.
+type Replica interface {
+	Subscriptions() []Subscription
+	// SetRouting is a configuration rollout.
+	SetRouting(r Routing)
+}
+
+// Job is what a client submits.
+type Job struct {
+	ID, Topic string
+	Requires  []string
+}
+
+// ErrNotFound is Status's answer for a job the store does not hold.
+var ErrNotFound = errors.New("sut: job not found")
+
+// Gateway is the client API. Each call is one attempt; clients retry.
+type Gateway interface {
+	Submit(ctx context.Context, j Job) error
+	Cancel(ctx context.Context, jobID string) error
+	// Status is the job's state as a client reads it, or ErrNotFound.
+	Status(ctx context.Context, jobID string) (string, error)
+}
+
+// Admission is optional run admission (a Gateway may implement it): workflow
+// runs started under an idempotency key and an org's concurrency limit.
+type Admission interface {
+	RegisterWorkflow(ctx context.Context, org, workflowID string) error
+	StartRun(ctx context.Context, org, workflowID, key string, payload []byte) RunReply
+	CompleteRun(ctx context.Context, org, runID string) error
+	SweepStaleReservations(ctx context.Context) (int, error)
+	StaleReservationAfter() time.Duration
+}
+
+// RunReply is a start-run reply as the client sees it.
+type RunReply struct {
+	Status int    // HTTP status
+	RunID  string // with 200
+	// Conflict tells a 409 apart: RunInFlight, RunMismatch or RunUsed.
+	Conflict string
+}
+
+// The 409 reasons a run client can tell apart.
+const (
+	RunInFlight = "in_flight"
+	RunMismatch = "mismatch"
+	RunUsed     = "used"
+)
+
+// WorkerProtocol is how a worker talks to the system.
+type WorkerProtocol interface {
+	// Subject is where worker id receives dispatches.
+	Subject(workerID string) string
+	DecodeDispatch(data []byte) (Dispatch, error)
+	// Result is the message reporting a dispatch's outcome.
+	Result(d Dispatch, workerID string, o Outcome) (subject string, m Message)
+	Heartbeat(hb Heartbeat) (subject string, m Message)
+}
+
+// Dispatch is one message telling a worker to run a job.
+type Dispatch struct {
+	JobID string
+	Gen   int
+	// ID identifies the dispatch; an idempotent consumer runs an ID once.
+	ID string
+}
+
+// Outcome is a worker's report of one execution.
+type Outcome string
+
+// Outcomes a worker reports.
+const (
+	Succeeded       Outcome = "succeeded"
+	Failed          Outcome = "failed"
+	FailedRetryable Outcome = "failed_retryable"
+)
+
+// Heartbeat is a worker's load report.
+type Heartbeat struct {
+	WorkerID, Pool   string
+	Active, Parallel int
+	CPU, GPU         float64
+}
