@@ -1,0 +1,157 @@
+package cordum
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/dispatchsim/dispatchsim/engine"
+	"github.com/dispatchsim/dispatchsim/sut"
+)
+
+// The engine's store layout, as the observer reads it.
+const (
+	dlqPrefix         = "dlq:entry:"
+	lockPrefix        = "cordum:" // job locks and per-org admission locks
+	idempotencyPrefix = "wf:run:idempotency:"
+	reservationsKey   = "wf:run:reservations"
+	runPrefix         = "wf:run:"
+	activeRunsPrefix  = "wf:runs:active:"
+	admissionPrefix   = "wf:"
+)
+
+type observer struct{}
+
+func (observer) JobKey(key string) (string, bool) { return engine.JobIDFromKey(key) }
+
+func (observer) Job(v sut.View, key string) sut.JobFact {
+	h, _ := v.Hash(key)
+	version, _ := strconv.ParseInt(h["version"], 10, 64)
+	attempts, _ := strconv.Atoi(h["attempts"])
+	gen, _ := strconv.Atoi(h["dispatch_gen"])
+	return sut.JobFact{State: h["state"], Version: version, Attempts: attempts, Gen: gen,
+		DispatchID: h["dispatch_id"], ResultPtr: h["result_ptr"], Fields: h}
+}
+
+func (observer) Message(subject string, data []byte) sut.MessageFact {
+	if subject == engine.SubjectHeartbeat {
+		return sut.MessageFact{Heartbeat: true}
+	}
+	var m struct {
+		JobID       string `json:"job_id"`
+		DispatchGen int    `json:"dispatch_gen"`
+	}
+	if json.Unmarshal(data, &m) != nil {
+		return sut.MessageFact{}
+	}
+	return sut.MessageFact{JobID: m.JobID, Gen: m.DispatchGen, Dispatch: strings.HasPrefix(subject, "worker.")}
+}
+
+// Command recognises the engine's scripts from their arguments. The
+// transition script: EVALSHA sha 4 job:<id> k2 k3 k4 <id> <from> <version>
+// <to> <now> <token> ... A reservation: KEYS idempotency, reservations; ARGV
+// value, key, now; its stale takeover has a third key and ARGV old, new, key,
+// now.
+func (observer) Command(cmd string, a []any) sut.CommandFact {
+	if cmd != "evalsha" && cmd != "eval" || len(a) < 4 {
+		if len(a) > 1 {
+			if key, ok := a[1].(string); ok && strings.HasPrefix(key, admissionPrefix) {
+				return sut.CommandFact{Admission: true}
+			}
+		}
+		return sut.CommandFact{}
+	}
+	key := fmt.Sprint(a[3])
+	if strings.HasPrefix(key, admissionPrefix) {
+		f := sut.CommandFact{Admission: true}
+		if strings.HasPrefix(key, idempotencyPrefix) {
+			switch keys, argv := fmt.Sprint(a[2]), len(a)-3; {
+			case keys == "2" && argv == 2+3, keys == "3" && argv == 3+4:
+				f.Reserve = true
+			}
+		}
+		return f
+	}
+	if len(a) < 11 || fmt.Sprint(a[2]) != "4" {
+		return sut.CommandFact{}
+	}
+	id, ok := strings.CutPrefix(key, "job:")
+	if !ok || id == "" || fmt.Sprint(a[7]) != id {
+		return sut.CommandFact{}
+	}
+	f := sut.CommandFact{JobID: id, Transition: true, From: fmt.Sprint(a[8]), To: fmt.Sprint(a[10])}
+	if len(a) > 12 {
+		f.Token = fmt.Sprint(a[12])
+	}
+	return f
+}
+
+func (observer) DLQ(v sut.View) map[string]sut.DLQEntry {
+	out := map[string]sut.DLQEntry{}
+	for _, key := range v.Keys() {
+		id, ok := strings.CutPrefix(key, dlqPrefix)
+		if !ok {
+			continue
+		}
+		s, _ := v.Get(key)
+		var e engine.DLQEntry
+		if json.Unmarshal([]byte(s), &e) == nil {
+			out[id] = sut.DLQEntry{JobID: e.JobID, Reason: e.Reason, ReasonCode: string(e.ReasonCode),
+				Status: string(e.Status), LastState: string(e.LastState), Attempts: e.Attempts,
+				RetriesExhausted: e.RetriesExhausted}
+		}
+	}
+	return out
+}
+
+func (o observer) Locks(v sut.View) []sut.Lock {
+	var out []sut.Lock
+	for _, key := range v.Keys() {
+		if _, job := o.JobKey(key); job || !strings.HasPrefix(key, lockPrefix) {
+			continue
+		}
+		if tok, ok := v.Get(key); ok {
+			out = append(out, sut.Lock{Key: key, Token: tok, TTL: v.TTL(key)})
+		}
+	}
+	return out
+}
+
+func (observer) Admission(v sut.View, epoch time.Time) sut.AdmissionState {
+	st := sut.AdmissionState{Keys: map[string]string{}, Reserved: map[string]time.Duration{},
+		Runs: map[string]map[string]string{}}
+	for _, key := range v.Keys() {
+		switch {
+		case strings.HasPrefix(key, idempotencyPrefix):
+			if s, ok := v.Get(key); ok {
+				st.Keys[strings.TrimPrefix(key, idempotencyPrefix)] = s
+			}
+		case key == reservationsKey:
+			for m, score := range v.ZScores(key) {
+				st.Reserved[m] = time.UnixMilli(int64(score)).Sub(epoch)
+			}
+		case strings.HasPrefix(key, runPrefix):
+			if h, ok := v.Hash(key); ok {
+				st.Runs[strings.TrimPrefix(key, runPrefix)] = h
+			}
+		}
+	}
+	return st
+}
+
+func (observer) DueRuns(v sut.View, org string, now time.Time, d time.Duration) []string {
+	members := v.Members(activeRunsPrefix + org)
+	sort.Strings(members)
+	var due []string
+	for _, runID := range members {
+		h, _ := v.Hash(runPrefix + runID)
+		ms, err := strconv.ParseInt(h["created_at"], 10, 64)
+		if err == nil && now.Sub(time.UnixMilli(ms)) >= d {
+			due = append(due, runID)
+		}
+	}
+	return due
+}

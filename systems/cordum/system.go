@@ -1,0 +1,160 @@
+package cordum
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/dispatchsim/dispatchsim/engine"
+	"github.com/dispatchsim/dispatchsim/sut"
+)
+
+// System is the engine as a system under test.
+type System struct{}
+
+var _ sut.System = System{}
+
+// Name is "cordum".
+func (System) Name() string { return "cordum" }
+
+// Observer reads the engine's keys and messages.
+func (System) Observer() sut.Observer { return observer{} }
+
+// Worker is the engine's worker wire format.
+func (System) Worker() sut.WorkerProtocol { return workerProtocol{} }
+
+// config builds an engine configuration from the ports and options.
+func config(p sut.Ports, o sut.Options) engine.Config {
+	return engine.Config{
+		Redis:                p.Redis,
+		Bus:                  bus{p.Bus},
+		Clock:                clock{p.Clock},
+		Random:               p.Random,
+		Registerer:           p.Registerer,
+		Routing:              Routing(o.Routing),
+		DispatchTimeout:      o.DispatchTimeout,
+		RunningTimeout:       o.RunningTimeout,
+		ReconcileInterval:    o.ReconcileInterval,
+		MaxSchedulingRetries: o.MaxSchedulingRetries,
+	}
+}
+
+// Routing converts routing data into the engine's type.
+func Routing(r sut.Routing) engine.Routing {
+	out := engine.Routing{Topics: r.Topics, Pools: map[string]engine.Pool{}}
+	for name, req := range r.Pools {
+		out.Pools[name] = engine.Pool{Requires: req}
+	}
+	return out
+}
+
+// StartReplica boots one engine replica, its reconciler and replayer.
+func (System) StartReplica(p sut.Ports, o sut.Options) (sut.Replica, error) {
+	eng, err := engine.New(config(p, o))
+	if err != nil {
+		return nil, err
+	}
+	p.Spawn("reconciler", func(ctx context.Context) { _ = eng.RunReconciler(ctx) })
+	p.Spawn("replayer", func(ctx context.Context) { _ = eng.RunReplayer(ctx) })
+	return replica{eng}, nil
+}
+
+type replica struct{ eng *engine.Engine }
+
+func (r replica) SetRouting(rt sut.Routing) { r.eng.SetRouting(Routing(rt)) }
+
+func (r replica) Subscriptions() []sut.Subscription {
+	return []sut.Subscription{
+		{Subject: engine.SubjectSubmit, Queue: "scheduler", Handler: sut.JSON("decode", settled(r.eng.HandleJobRequest))},
+		{Subject: engine.SubjectResult, Queue: "scheduler", Handler: sut.JSON("decode", settled(r.eng.HandleJobResult))},
+		{Subject: engine.SubjectCancel, Queue: "scheduler", Handler: sut.JSON("decode", settled(r.eng.HandleCancel))},
+		// Every replica keeps its own view of worker load: no queue sharing.
+		{Subject: engine.SubjectHeartbeat, Queue: "", Handler: sut.JSON("decode", settled(r.eng.HandleHeartbeat))},
+	}
+}
+
+// settled maps the engine's handler errors to settle values: nil acks, a
+// retry-after error NAKs with its delay, anything else acks and drops.
+func settled[T any](h func(context.Context, T) error) func(context.Context, T) sut.Settle {
+	return func(ctx context.Context, v T) sut.Settle {
+		err := h(ctx, v)
+		if err == nil {
+			return sut.Ack()
+		}
+		if d, ok := engine.AsRetryAfter(err); ok {
+			return sut.NakAfter(d)
+		}
+		return sut.Drop(err)
+	}
+}
+
+// StartGateway is the job API (submit and cancel over the bus, status from
+// the store) with run admission.
+func (System) StartGateway(p sut.Ports, o sut.Options) (sut.Gateway, error) {
+	admit, err := engine.NewAdmission(engine.AdmissionConfig{Redis: p.Redis, Clock: clock{p.Clock}, Random: p.Random,
+		DefaultOrgRunLimit: max(o.RunLimit, 1), Registerer: p.Registerer})
+	if err != nil {
+		return nil, fmt.Errorf("gateway admission: %w", err)
+	}
+	return &gateway{bus: p.Bus, jobs: engine.NewJobStore(p.Redis, clock{p.Clock}), admit: admit}, nil
+}
+
+type gateway struct {
+	bus   sut.Bus
+	jobs  *engine.JobStore
+	admit *engine.Admission
+}
+
+func (g *gateway) Submit(ctx context.Context, j sut.Job) error {
+	b, err := jsonBytes(engine.JobRequest{JobID: j.ID, Topic: j.Topic, Requires: j.Requires})
+	if err != nil {
+		return err
+	}
+	return g.bus.Publish(ctx, engine.SubjectSubmit, sut.Message{ID: "submit:" + j.ID, Data: b})
+}
+
+func (g *gateway) Cancel(ctx context.Context, jobID string) error {
+	b, err := jsonBytes(engine.CancelRequest{JobID: jobID, Reason: "client"})
+	if err != nil {
+		return err
+	}
+	return g.bus.Publish(ctx, engine.SubjectCancel, sut.Message{Data: b})
+}
+
+func (g *gateway) Status(ctx context.Context, jobID string) (string, error) {
+	st, err := g.jobs.GetState(ctx, jobID)
+	if err != nil && strings.Contains(err.Error(), "redis: nil") {
+		return "", sut.ErrNotFound
+	}
+	return string(st), err
+}
+
+func (g *gateway) RegisterWorkflow(ctx context.Context, org, workflowID string) error {
+	return g.admit.RegisterWorkflow(ctx, org, workflowID)
+}
+
+func (g *gateway) StartRun(ctx context.Context, org, workflowID, key string, payload []byte) sut.RunReply {
+	res := g.admit.StartRun(ctx, org, workflowID, key, payload)
+	out := sut.RunReply{Status: res.Status, RunID: res.RunID}
+	switch {
+	case errors.Is(res.Err, engine.ErrIdempotencyKeyInFlight):
+		out.Conflict = sut.RunInFlight
+	case errors.Is(res.Err, engine.ErrIdempotencyKeyMismatch):
+		out.Conflict = sut.RunMismatch
+	case errors.Is(res.Err, engine.ErrIdempotencyKeyUsed):
+		out.Conflict = sut.RunUsed
+	}
+	return out
+}
+
+func (g *gateway) CompleteRun(ctx context.Context, org, runID string) error {
+	return g.admit.CompleteRun(ctx, org, runID, engine.RunSucceeded)
+}
+
+func (g *gateway) SweepStaleReservations(ctx context.Context) (int, error) {
+	return g.admit.SweepStaleReservations(ctx)
+}
+
+func (g *gateway) StaleReservationAfter() time.Duration { return g.admit.Config().StaleReservationAfter }

@@ -1,0 +1,42 @@
+package cordum
+
+import (
+	"encoding/json"
+
+	"github.com/dispatchsim/dispatchsim/engine"
+	"github.com/dispatchsim/dispatchsim/sut"
+)
+
+type workerProtocol struct{}
+
+func (workerProtocol) Subject(workerID string) string { return engine.WorkerSubject(workerID) }
+
+func (workerProtocol) DecodeDispatch(data []byte) (sut.Dispatch, error) {
+	var p engine.JobPacket
+	if err := json.Unmarshal(data, &p); err != nil {
+		return sut.Dispatch{}, err
+	}
+	return sut.Dispatch{JobID: p.JobID, Gen: p.DispatchGen, ID: p.DispatchID}, nil
+}
+
+var outcomes = map[sut.Outcome]string{
+	sut.Succeeded:       engine.ResultSucceeded,
+	sut.Failed:          engine.ResultFailed,
+	sut.FailedRetryable: engine.ResultFailedRetryable,
+}
+
+func (workerProtocol) Result(d sut.Dispatch, workerID string, o sut.Outcome) (string, sut.Message) {
+	sha := d.ID
+	if len(sha) > 8 {
+		sha = sha[:8]
+	}
+	b, _ := json.Marshal(engine.JobResult{JobID: d.JobID, WorkerID: workerID, Status: outcomes[o],
+		ResultPtr: "mem://" + d.JobID + "/" + sha, DispatchGen: d.Gen})
+	return engine.SubjectResult, sut.Message{Data: b}
+}
+
+func (workerProtocol) Heartbeat(hb sut.Heartbeat) (string, sut.Message) {
+	b, _ := json.Marshal(engine.Heartbeat{WorkerID: hb.WorkerID, Pool: hb.Pool, Active: hb.Active,
+		MaxParallel: hb.Parallel, CPU: hb.CPU, GPU: hb.GPU})
+	return engine.SubjectHeartbeat, sut.Message{Data: b}
+}
