@@ -157,4 +157,6 @@ func (g *gateway) SweepStaleReservations(ctx context.Context) (int, error) {
 	return g.admit.SweepStaleReservations(ctx)
 }
 
-func (g *gateway) StaleReservationAfter() time.Duration { return g.admit.Config().StaleReservationAfter }
+func (g *gateway) StaleReservationAfter() time.Duration {
+	return g.admit.Config().StaleReservationAfter
+}
