@@ -1,12 +1,9 @@
 package checker
 
 import (
-	"strconv"
-
 	dto "github.com/prometheus/client_model/go"
 
-	"github.com/dispatchsim/dispatchsim/engine"
-	"github.com/dispatchsim/dispatchsim/sim"
+	"github.com/dispatchsim/dispatchsim/history"
 )
 
 // checkAccounting: attempts follow the rule, every failed or timed-out job has a
@@ -15,19 +12,21 @@ import (
 func checkAccounting(c *run) {
 	end := c.in.History.End
 	for _, id := range c.jobIDs {
-		h := c.in.Final[id]
+		sys := c.in.System
+		job, ok := c.in.Final[id]
 		changes := c.jobStates[id]
 		last := changes[len(changes)-1]
-		if h == nil {
+		if !ok {
 			continue
 		}
-		// Every scheduling pass, the publish rollback included, counts an attempt.
-		if got, want := atoi(h["attempts"]), c.countTo(id, engine.StateScheduled); got != want {
+		// The attempt rule: every move into the scheduled state (a publish
+		// rollback included) counts an attempt.
+		if got, want := job.Attempts, c.countTo(id, sys.Scheduled); got != want {
 			c.violate(LayerInvariants, "attempts", id, last.Step, last.Time,
-				"job %s has attempts=%d but entered SCHEDULED %d times", id, got, want)
+				"job %s has attempts=%d but entered %s %d times", id, got, sys.Scheduled, want)
 		}
-		st := engine.JobState(h["state"])
-		if st != engine.StateFailed && st != engine.StateTimeout {
+		st := job.State
+		if st != sys.Failed && st != sys.TimedOut {
 			continue
 		}
 		entry, ok := c.in.DLQ[id]
@@ -40,13 +39,13 @@ func checkAccounting(c *run) {
 		case entry.LastState != last.From:
 			c.violate(LayerInvariants, "dlq_entry", id, last.Step, last.Time,
 				"job %s DLQ last_state %s, but it left %s", id, entry.LastState, last.From)
-		case entry.ReasonCode == engine.ReasonMaxSchedulingRetries && h["last_error_code"] != "":
+		case sys.RetryCapReason != "" && entry.ReasonCode == sys.RetryCapReason && job.Cause != "":
 			c.violate(LayerInvariants, "dlq_root_cause", id, last.Step, last.Time,
-				"job %s DLQ reason max_scheduling_retries hides its cause %s", id, h["last_error_code"])
+				"job %s DLQ reason %s hides its cause %s", id, entry.ReasonCode, job.Cause)
 		}
 	}
 	for _, s := range c.in.History.Submitted {
-		if s.Accepted && c.in.Final[s.JobID] == nil {
+		if _, held := c.in.Final[s.JobID]; s.Accepted && !held {
 			c.violate(LayerInvariants, "no_job_lost", s.JobID, 0, end,
 				"job %s was accepted by the broker at %s but the store never held it", s.JobID, s.At)
 		}
@@ -64,32 +63,40 @@ func checkMetrics(c *run) {
 	}
 	var failed, ok int
 	for _, p := range c.in.History.Publishes {
-		if !isDispatch(p) {
+		if !p.Dispatch {
 			continue
 		}
 		switch p.Outcome {
-		case sim.PublishFailedClean, sim.PublishFailedStored:
+		case history.PublishFailedClean, history.PublishFailedStored:
 			failed++
-		case sim.PublishStored, sim.PublishDeduplicated:
+		case history.PublishStored, history.PublishDeduplicated:
 			ok++
 		}
 	}
 	end := c.in.History.End
-	if got := c.counter("scheduler_dispatch_rollback_total"); got != failed {
-		c.violate(LayerInvariants, "metrics", "", 0, end,
-			"scheduler_dispatch_rollback_total=%d but %d dispatch publishes failed", got, failed)
+	m := c.in.System.Metrics
+	if name := m.Rollbacks; name != "" {
+		if got := c.counter(name); got != failed {
+			c.violate(LayerInvariants, "metrics", "", 0, end, "%s=%d but %d dispatch publishes failed", name, got, failed)
+		}
 	}
-	if got := c.counter("scheduler_dispatch_published_total"); got != ok {
-		c.violate(LayerInvariants, "metrics", "", 0, end,
-			"scheduler_dispatch_published_total=%d but the broker acknowledged %d dispatches", got, ok)
+	if name := m.Published; name != "" {
+		if got := c.counter(name); got != ok {
+			c.violate(LayerInvariants, "metrics", "", 0, end,
+				"%s=%d but the broker acknowledged %d dispatches", name, got, ok)
+		}
 	}
-	if rf, rb := c.counter("scheduler_dispatch_rollback_failure_total"), c.counter("scheduler_dispatch_rollback_total"); rf > rb {
-		c.violate(LayerInvariants, "metrics", "", 0, end, "more rollback failures (%d) than rollbacks (%d)", rf, rb)
+	if m.RollbackFailures != "" && m.Rollbacks != "" {
+		if rf, rb := c.counter(m.RollbackFailures), c.counter(m.Rollbacks); rf > rb {
+			c.violate(LayerInvariants, "metrics", "", 0, end, "more rollback failures (%d) than rollbacks (%d)", rf, rb)
+		}
 	}
 	// A replica can only have failed closed on a state read that failed.
-	if got, reads := c.counter("scheduler_state_read_fail_closed_total"), c.in.History.Redis.FailedJobReads; got > reads {
-		c.violate(LayerInvariants, "metrics", "", 0, end,
-			"scheduler_state_read_fail_closed_total=%d but only %d replica reads of a job failed", got, reads)
+	if name := m.FailClosedReads; name != "" {
+		if got, reads := c.counter(name), c.in.History.Redis.FailedJobReads; got > reads {
+			c.violate(LayerInvariants, "metrics", "", 0, end,
+				"%s=%d but only %d replica reads of a job failed", name, got, reads)
+		}
 	}
 }
 
@@ -116,9 +123,4 @@ func sumCounter(f *dto.MetricFamily) float64 {
 		s += m.GetCounter().GetValue()
 	}
 	return s
-}
-
-func atoi(s string) int {
-	n, _ := strconv.Atoi(s)
-	return n
 }

@@ -9,18 +9,18 @@ import (
 
 	"github.com/anishathalye/porcupine"
 
+	"github.com/dispatchsim/dispatchsim/history"
 	"github.com/dispatchsim/dispatchsim/model"
-	"github.com/dispatchsim/dispatchsim/sim"
 )
 
 // runHistories turns the clients' run starts into one porcupine history per
 // idempotency key. Only a 200 names a run; everything else constrains nothing,
 // and a lost reply returns at +inf.
-func runHistories(h *sim.History) (map[string][]porcupine.Operation, []string) {
+func runHistories(h *history.History) (map[string][]porcupine.Operation, []string) {
 	out := map[string][]porcupine.Operation{}
 	var keys []string
 	for _, op := range h.Ops {
-		if op.Kind != sim.OpStartRun || op.Key == "" {
+		if op.Kind != history.OpStartRun || op.Key == "" {
 			continue
 		}
 		if _, ok := out[op.Key]; !ok {
@@ -60,10 +60,10 @@ func checkRunAdmission(c *run) {
 	}
 }
 
-func lastRunStep(h *sim.History, key string) uint64 {
+func lastRunStep(h *history.History, key string) uint64 {
 	var step uint64
 	for _, op := range h.Ops {
-		if op.Kind == sim.OpStartRun && op.Key == key {
+		if op.Kind == history.OpStartRun && op.Key == key {
 			step = max(step, op.RetStep)
 		}
 	}
@@ -83,9 +83,9 @@ func lastRunStep(h *sim.History, key string) uint64 {
 //     admitted, though its client kept retrying.
 func checkRunKeysLive(c *run) {
 	h := c.in.History
-	byKey := map[string][]sim.ClientOp{}
+	byKey := map[string][]history.ClientOp{}
 	for _, op := range h.Ops {
-		if op.Kind == sim.OpStartRun && op.Key != "" {
+		if op.Kind == history.OpStartRun && op.Key != "" {
 			byKey[op.Key] = append(byKey[op.Key], op)
 		}
 	}
@@ -99,10 +99,10 @@ func checkRunKeysLive(c *run) {
 		ops := byKey[key]
 		// One violation per key, at the first blocked reply: a leaked
 		// reservation blocks every retry until it goes stale.
-		var first *sim.ClientOp
+		var first *history.ClientOp
 		blocked := 0
 		for i, op := range ops {
-			if op.Status != 409 || op.Output != sim.RunReplyInFlight || op.Unknown || heldBySomeone(h, ops, i, key, stale) {
+			if op.Status != 409 || op.Output != history.RunReplyInFlight || op.Unknown || heldBySomeone(h, ops, i, key, stale) {
 				continue
 			}
 			if first == nil {
@@ -145,7 +145,7 @@ func checkRunKeysLive(c *run) {
 
 // heldBySomeone reports whether the i-th start of key could have met a
 // reservation that someone legitimately still held.
-func heldBySomeone(h *sim.History, ops []sim.ClientOp, i int, key string, stale time.Duration) bool {
+func heldBySomeone(h *history.History, ops []history.ClientOp, i int, key string, stale time.Duration) bool {
 	op := ops[i]
 	for j, other := range ops {
 		if j == i || other.CallStep >= op.RetStep {
@@ -153,7 +153,7 @@ func heldBySomeone(h *sim.History, ops []sim.ClientOp, i int, key string, stale 
 		}
 		// A start with no answer may have reserved the key at any time until
 		// the client gave up on it; the reservation is fresh for a stale period.
-		if other.Unknown && other.Call+sim.RunRequestTimeout+stale >= op.Call {
+		if other.Unknown && other.Call+history.RunRequestTimeout+stale >= op.Call {
 			return true
 		}
 		if !other.Unknown && other.RetStep > op.CallStep {

@@ -7,7 +7,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/stretchr/testify/require"
 
-	"github.com/dispatchsim/dispatchsim/sim"
+	"github.com/dispatchsim/dispatchsim/history"
 )
 
 const payload = `{"input":"k1"}`
@@ -18,7 +18,7 @@ func (s *story) startRun(client int, key string, status int, output string, unkn
 	call := s.tick()
 	callAt := s.at()
 	ret := s.tick()
-	s.h.Ops = append(s.h.Ops, sim.ClientOp{Client: client, Kind: sim.OpStartRun, Key: key, Input: payload,
+	s.h.Ops = append(s.h.Ops, history.ClientOp{Client: client, Kind: history.OpStartRun, Key: key, Input: payload,
 		Status: status, Output: output, Call: callAt, Return: s.at(), CallStep: call, RetStep: ret, Unknown: unknown})
 	return s
 }
@@ -29,12 +29,12 @@ func (s *story) wait(d time.Duration) *story {
 	return s
 }
 
-func (s *story) checkAdmission(snap sim.AdmissionSnapshot) *Result {
+func (s *story) checkAdmission(snap history.AdmissionSnapshot) *Result {
 	s.h.End = s.at() + time.Second
 	if snap.StaleAfter == 0 {
 		snap.StaleAfter = 20 * time.Second
 	}
-	return Check(Input{History: &s.h, Final: s.final, DLQ: s.dlq, Admission: snap})
+	return Check(Input{History: &s.h, Final: s.final, DLQ: s.dlq, Admission: snap, System: cordumSpec})
 }
 
 const runA, runB = "11111111-1111-4111-8111-111111111111", "22222222-2222-4222-8222-222222222222"
@@ -43,14 +43,14 @@ const runA, runB = "11111111-1111-4111-8111-111111111111", "22222222-2222-4222-8
 // one run: legal.
 func TestLegalRunAdmissionPasses(t *testing.T) {
 	s := newStory().
-		startRun(1, "k1", 0, "", true).                      // reply lost: may have reserved
-		startRun(1, "k1", 409, sim.RunReplyInFlight, false). // its reservation is still fresh
+		startRun(1, "k1", 0, "", true).                          // reply lost: may have reserved
+		startRun(1, "k1", 409, history.RunReplyInFlight, false). // its reservation is still fresh
 		startRun(2, "k2", 429, "", false).
 		wait(30*time.Second).
 		startRun(1, "k1", 200, runA, false).
 		startRun(3, "k1", 200, runA, false).
 		startRun(2, "k2", 200, runB, false)
-	r := s.checkAdmission(sim.AdmissionSnapshot{})
+	r := s.checkAdmission(history.AdmissionSnapshot{})
 	require.False(t, r.Failed(), r.Summary())
 	require.Len(t, r.Partitions, 2)
 	require.Equal(t, "run", r.Partitions[0].Kind)
@@ -59,7 +59,7 @@ func TestLegalRunAdmissionPasses(t *testing.T) {
 // Two 200s for one key name different runs: the register was set twice.
 func TestTwoRunsForOneKeyAreNotLinearizable(t *testing.T) {
 	s := newStory().startRun(1, "k1", 200, runA, false).startRun(2, "k1", 200, runB, false)
-	r := s.checkAdmission(sim.AdmissionSnapshot{})
+	r := s.checkAdmission(history.AdmissionSnapshot{})
 	require.Equal(t, []string{"run_admission"}, checkers(r))
 	require.Equal(t, LinIllegal, r.Linearizability)
 }
@@ -68,10 +68,10 @@ func TestTwoRunsForOneKeyAreNotLinearizable(t *testing.T) {
 // key "in flight" with nobody holding it.
 func TestKeyBlockedAfter429IsCaught(t *testing.T) {
 	s := newStory().startRun(1, "k1", 429, "", false).wait(5*time.Second).
-		startRun(1, "k1", 409, sim.RunReplyInFlight, false).wait(5*time.Second).
-		startRun(1, "k1", 409, sim.RunReplyInFlight, false).wait(30*time.Second).
+		startRun(1, "k1", 409, history.RunReplyInFlight, false).wait(5*time.Second).
+		startRun(1, "k1", 409, history.RunReplyInFlight, false).wait(30*time.Second).
 		startRun(1, "k1", 200, runA, false)
-	r := s.checkAdmission(sim.AdmissionSnapshot{})
+	r := s.checkAdmission(history.AdmissionSnapshot{})
 	require.Equal(t, []string{"run_key_blocked"}, checkers(r), "one violation per key")
 	require.Contains(t, r.Violations[0].Message, "2 such replies")
 	require.Equal(t, LayerLiveness, r.Violations[0].Layer)
@@ -80,17 +80,17 @@ func TestKeyBlockedAfter429IsCaught(t *testing.T) {
 // A fault on the key's cleanup is the admitted residual risk: not a violation.
 func TestKeyBlockedByFailedCleanupIsExcused(t *testing.T) {
 	s := newStory().startRun(1, "k1", 429, "", false)
-	s.h.Faults = append(s.h.Faults, sim.FaultRecord{Step: s.step, Time: s.at(), Kind: "AdmissionWriteFailsBeforeApply",
+	s.h.Faults = append(s.h.Faults, history.FaultRecord{Step: s.step, Time: s.at(), Kind: "AdmissionWriteFailsBeforeApply",
 		Target: "evalsha:eeee wf:run:idempotency:k1"})
-	s.wait(5*time.Second).startRun(1, "k1", 409, sim.RunReplyInFlight, false).wait(30*time.Second).
+	s.wait(5*time.Second).startRun(1, "k1", 409, history.RunReplyInFlight, false).wait(30*time.Second).
 		startRun(1, "k1", 200, runA, false)
-	r := s.checkAdmission(sim.AdmissionSnapshot{})
+	r := s.checkAdmission(history.AdmissionSnapshot{})
 	require.False(t, r.Failed(), r.Summary())
 }
 
 func TestKeyNeverAdmittedAfter429IsCaught(t *testing.T) {
 	s := newStory().startRun(1, "k1", 429, "", false).startRun(1, "k1", 429, "", false).startRun(1, "k1", 0, "", true)
-	r := s.checkAdmission(sim.AdmissionSnapshot{})
+	r := s.checkAdmission(history.AdmissionSnapshot{})
 	require.Equal(t, []string{"run_key_never_admitted"}, checkers(r))
 }
 
@@ -98,7 +98,7 @@ func TestKeyNeverAdmittedAfter429IsCaught(t *testing.T) {
 // sweep, is a poisoned key; a fresh one is in flight.
 func TestReservationWithoutRunIsCaught(t *testing.T) {
 	s := newStory().wait(100 * time.Second)
-	snap := sim.AdmissionSnapshot{
+	snap := history.AdmissionSnapshot{
 		Keys:     map[string]string{"old": runA + "|fp", "fresh": runB + "|fp"},
 		Reserved: map[string]time.Duration{"old": 10 * time.Second, "fresh": 90 * time.Second},
 		Runs:     map[string]map[string]string{},
@@ -123,10 +123,10 @@ func TestFailClosedCountBeyondFailedReadsIsCaught(t *testing.T) {
 
 	s := newStory().dispatch("j1")
 	s.h.End = s.at() + time.Second
-	r := Check(Input{History: &s.h, Final: s.final, DLQ: s.dlq, Metrics: []prometheus.Gatherer{reg}})
+	r := Check(Input{History: &s.h, Final: s.final, DLQ: s.dlq, Metrics: []prometheus.Gatherer{reg}, System: cordumSpec})
 	require.Equal(t, []string{"metrics"}, checkers(r))
 
 	s.h.Redis.FailedJobReads = 1
-	r = Check(Input{History: &s.h, Final: s.final, DLQ: s.dlq, Metrics: []prometheus.Gatherer{reg}})
+	r = Check(Input{History: &s.h, Final: s.final, DLQ: s.dlq, Metrics: []prometheus.Gatherer{reg}, System: cordumSpec})
 	require.False(t, r.Failed(), r.Summary())
 }

@@ -16,8 +16,8 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/dispatchsim/dispatchsim/engine"
-	"github.com/dispatchsim/dispatchsim/sim"
+	"github.com/dispatchsim/dispatchsim/history"
+	"github.com/dispatchsim/dispatchsim/sut"
 )
 
 // Layer is one level of the verdict.
@@ -36,26 +36,29 @@ var Layers = []Layer{LayerAssumptions, LayerInvariants, LayerLinearization, Laye
 
 // Input is everything a check reads.
 type Input struct {
-	History *sim.History
-	Final   map[string]map[string]string // job id -> stored hash at the end
-	DLQ     map[string]engine.DLQEntry
+	History *history.History
+	Final   map[string]sut.JobFact // every job at the end
+	DLQ     map[string]sut.DLQEntry
 	// Admission is the run admission state left in the store.
-	Admission sim.AdmissionSnapshot
-	Metrics   []prometheus.Gatherer // every incarnation of every replica
-	Spec      Spec
+	Admission history.AdmissionSnapshot
+	// System is what the system under test promises: states, terminal
+	// states, transitions, the attempt rule, metric names.
+	System  sut.Spec
+	Metrics []prometheus.Gatherer // every incarnation of every replica
+	Spec    Spec
 	// RunErr is a kernel failure (deadlock, stall, panic): an assumption failure.
 	RunErr error
-	// Bus is the broker the world ran with (sim.Config.Bus), which exactly-once
+	// Bus is the broker the world ran with, which exactly-once
 	// findings read to tell a broker window exceeded from a re-publish nothing
 	// could absorb. Nil: a de-duplicating broker with the default window is
 	// assumed, and the attribution says so.
-	Bus *sim.BusConfig
+	Bus *history.BusConfig
 }
 
-// Spec is what the run promised. Zero values mean the engine's defaults.
+// Spec is what the run promised. Zero values mean the system's (Input.System).
 type Spec struct {
-	DispatchTimeout   time.Duration // 300s
-	ReconcileInterval time.Duration // 30s
+	DispatchTimeout   time.Duration
+	ReconcileInterval time.Duration
 	// ExactlyOnceImpossible marks a configuration where duplicate dispatch is
 	// expected by construction (an ambiguous publish with no de-duplication at
 	// the broker or the worker): the scenario then asserts the violation is found.
@@ -68,12 +71,12 @@ type Spec struct {
 	LinearizabilityTimeout time.Duration
 }
 
-func (s Spec) withDefaults() Spec {
+func (s Spec) withDefaults(sys sut.Spec) Spec {
 	if s.DispatchTimeout == 0 {
-		s.DispatchTimeout = engine.DefaultDispatchTimeout
+		s.DispatchTimeout = sys.DispatchTimeout
 	}
 	if s.ReconcileInterval == 0 {
-		s.ReconcileInterval = engine.DefaultReconcileInterval
+		s.ReconcileInterval = sys.ReconcileInterval
 	}
 	if s.LinearizabilityTimeout == 0 {
 		s.LinearizabilityTimeout = 5 * time.Second
@@ -161,7 +164,7 @@ type run struct {
 	spec Spec
 	out  *Result
 	// jobStates is the committed history per job, in step order.
-	jobStates map[string][]sim.StateChange
+	jobStates map[string][]history.StateChange
 	jobIDs    []string
 }
 
@@ -201,8 +204,7 @@ func (c *run) faultsBefore(job string, step uint64) []uint64 {
 // Check judges a run.
 func Check(in Input) *Result {
 	start := time.Now() // determinism-ok: measures the checker's own cost, never feeds a decision
-	c := &run{in: in, spec: in.Spec.withDefaults(), out: &Result{}, jobStates: map[string][]sim.StateChange{}}
-	c.indexStates()
+	c := newRun(in)
 	c.out.Figures.Jobs = len(in.History.Submitted)
 
 	checkAssumptions(c)
@@ -230,11 +232,19 @@ func Check(in Input) *Result {
 // of a run (exactly-once publish and execution, no resurrection, the
 // transition graph), so a driver can assert them after each step.
 func CheckInvariants(in Input) []Violation {
-	c := &run{in: in, spec: in.Spec.withDefaults(), out: &Result{}, jobStates: map[string][]sim.StateChange{}}
-	c.indexStates()
+	c := newRun(in)
 	checkExactlyOnce(c)
 	checkNoResurrection(c)
 	return c.out.Violations
+}
+
+func newRun(in Input) *run {
+	if len(in.System.Terminal) == 0 {
+		panic("checker: Input.System names no terminal states") // a caller bug: the spec is required
+	}
+	c := &run{in: in, spec: in.Spec.withDefaults(in.System), out: &Result{}, jobStates: map[string][]history.StateChange{}}
+	c.indexStates()
+	return c
 }
 
 func (c *run) indexStates() {

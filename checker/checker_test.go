@@ -2,27 +2,29 @@ package checker
 
 import (
 	"errors"
-	"strconv"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/dispatchsim/dispatchsim/engine"
+	"github.com/dispatchsim/dispatchsim/history"
 	"github.com/dispatchsim/dispatchsim/sim"
+	"github.com/dispatchsim/dispatchsim/sut"
+	"github.com/dispatchsim/dispatchsim/systems/cordum"
 )
 
 // story builds a hand-made history, step by step.
 type story struct {
-	h     sim.History
-	final map[string]map[string]string
-	dlq   map[string]engine.DLQEntry
+	h     history.History
+	final map[string]sut.JobFact
+	dlq   map[string]sut.DLQEntry
 	step  uint64
 	last  map[string]engine.JobState
 }
 
 func newStory() *story {
-	return &story{final: map[string]map[string]string{}, dlq: map[string]engine.DLQEntry{}, last: map[string]engine.JobState{}}
+	return &story{final: map[string]sut.JobFact{}, dlq: map[string]sut.DLQEntry{}, last: map[string]engine.JobState{}}
 }
 
 func (s *story) tick() uint64 { s.step++; return s.step }
@@ -31,43 +33,40 @@ func (s *story) at() time.Duration { return time.Duration(s.step) * time.Second 
 
 func (s *story) submit(job string) *story {
 	s.tick()
-	s.h.Submitted = append(s.h.Submitted, sim.SubmittedJob{JobID: job, Topic: "default", At: s.at(), Accepted: true})
+	s.h.Submitted = append(s.h.Submitted, history.SubmittedJob{JobID: job, Topic: "default", At: s.at(), Accepted: true})
 	return s
 }
 
 func (s *story) commit(job string, to engine.JobState) *story {
 	s.tick()
-	s.h.States = append(s.h.States, sim.StateChange{Step: s.step, Time: s.at(), JobID: job, From: s.last[job], To: to})
+	s.h.States = append(s.h.States, history.StateChange{Step: s.step, Time: s.at(), JobID: job, From: string(s.last[job]), To: string(to)})
 	s.last[job] = to
-	h := s.final[job]
-	if h == nil {
-		h = map[string]string{"attempts": "0"}
-		s.final[job] = h
-	}
-	h["state"] = string(to)
+	f := s.final[job]
+	f.State = string(to)
 	if to == engine.StateScheduled {
-		h["attempts"] = itoa(atoi(h["attempts"]) + 1)
+		f.Attempts++
 	}
+	s.final[job] = f
 	return s
 }
 
-func (s *story) publish(job string, gen int, outcome sim.PublishOutcome) *story {
+func (s *story) publish(job string, gen int, outcome history.PublishOutcome) *story {
 	s.tick()
-	s.h.Publishes = append(s.h.Publishes, sim.PublishRecord{Step: s.step, Time: s.at(), Subject: "worker.w1.jobs",
-		MsgID: engine.DispatchMessageID(job, gen), JobID: job, Gen: gen, Outcome: outcome})
+	s.h.Publishes = append(s.h.Publishes, history.PublishRecord{Step: s.step, Time: s.at(), Subject: "worker.w1.jobs",
+		MsgID: engine.DispatchMessageID(job, gen), JobID: job, Gen: gen, Dispatch: true, Outcome: outcome})
 	return s
 }
 
 func (s *story) execute(job string, gen int, dispatchID string) *story {
 	s.tick()
-	s.h.Executions = append(s.h.Executions, sim.Execution{Step: s.step, Time: s.at(), Worker: "w1", JobID: job, Gen: gen, DispatchID: dispatchID})
+	s.h.Executions = append(s.h.Executions, history.Execution{Step: s.step, Time: s.at(), Worker: "w1", JobID: job, Gen: gen, DispatchID: dispatchID})
 	return s
 }
 
 func (s *story) read(client int, job string, out string, unknown bool) *story {
 	call := s.tick()
 	ret := s.tick()
-	s.h.Ops = append(s.h.Ops, sim.ClientOp{Client: client, Kind: sim.OpStatus, Key: job, Output: out,
+	s.h.Ops = append(s.h.Ops, history.ClientOp{Client: client, Kind: history.OpStatus, Key: job, Output: out,
 		CallStep: call, RetStep: ret, Unknown: unknown})
 	return s
 }
@@ -75,17 +74,30 @@ func (s *story) read(client int, job string, out string, unknown bool) *story {
 // dispatch runs a job through the happy path to SUCCEEDED.
 func (s *story) dispatch(job string) *story {
 	return s.submit(job).commit(job, engine.StatePending).commit(job, engine.StateScheduled).
-		commit(job, engine.StateDispatched).publish(job, 0, sim.PublishStored).
+		commit(job, engine.StateDispatched).publish(job, 0, history.PublishStored).
 		commit(job, engine.StateRunning).execute(job, 0, "d-"+job).commit(job, engine.StateSucceeded)
 }
 
 func (s *story) check() *Result {
 	s.h.End = s.at() + time.Second
 	s.h.FaultPhaseEnd = 0 // judged as if every step were in the heal phase
-	return Check(Input{History: &s.h, Final: s.final, DLQ: s.dlq})
+	return Check(Input{History: &s.h, Final: s.final, DLQ: s.dlq, System: cordumSpec})
 }
 
-func itoa(n int) string { return strconv.Itoa(n) }
+// cordumSpec is the engine's promise, which the stories are written against.
+var cordumSpec = cordum.System{}.Spec(sut.Options{})
+
+// dlqEntry is a DLQ fact.
+func dlqEntry(status, last engine.JobState, reason engine.ReasonCode) sut.DLQEntry {
+	return sut.DLQEntry{Status: string(status), LastState: string(last), ReasonCode: string(reason)}
+}
+
+// setFinal changes a job's final facts.
+func (s *story) setFinal(job string, change func(f *sut.JobFact)) {
+	f := s.final[job]
+	change(&f)
+	s.final[job] = f
+}
 
 func checkers(r *Result) []string {
 	var out []string
@@ -104,7 +116,7 @@ func TestLegalHistoryPasses(t *testing.T) {
 }
 
 func TestDuplicatePublishIsCaught(t *testing.T) {
-	s := newStory().dispatch("j1").publish("j1", 0, sim.PublishStored)
+	s := newStory().dispatch("j1").publish("j1", 0, history.PublishStored)
 	r := s.check()
 	require.Equal(t, []string{"exactly_once_publish"}, checkers(r))
 	require.Equal(t, LayerInvariants, r.FirstFailedLayer())
@@ -112,12 +124,12 @@ func TestDuplicatePublishIsCaught(t *testing.T) {
 }
 
 func TestDeduplicatedRepublishIsNotADuplicate(t *testing.T) {
-	s := newStory().dispatch("j1").publish("j1", 0, sim.PublishDeduplicated).publish("j1", 0, sim.PublishFailedClean)
+	s := newStory().dispatch("j1").publish("j1", 0, history.PublishDeduplicated).publish("j1", 0, history.PublishFailedClean)
 	require.Empty(t, s.check().Violations)
 }
 
 func TestRedispatchWithoutRetryingIsCaught(t *testing.T) {
-	s := newStory().dispatch("j1").publish("j1", 1, sim.PublishStored)
+	s := newStory().dispatch("j1").publish("j1", 1, history.PublishStored)
 	require.Equal(t, []string{"exactly_once_publish"}, checkers(s.check()))
 }
 
@@ -152,21 +164,21 @@ func TestStaleReadIsNotLinearizable(t *testing.T) {
 
 func TestAttemptsMismatchIsCaught(t *testing.T) {
 	s := newStory().dispatch("j1")
-	s.final["j1"]["attempts"] = "3"
+	s.setFinal("j1", func(f *sut.JobFact) { f.Attempts = 3 })
 	require.Equal(t, []string{"attempts"}, checkers(s.check()))
 }
 
 func TestFailedJobWithoutDLQIsCaught(t *testing.T) {
 	s := newStory().submit("j1").commit("j1", engine.StatePending).commit("j1", engine.StateFailed)
 	require.Equal(t, []string{"dlq_entry"}, checkers(s.check()))
-	s.dlq["j1"] = engine.DLQEntry{JobID: "j1", Status: engine.StateFailed, LastState: engine.StatePending, ReasonCode: engine.ReasonNoPoolMappingTopic}
+	s.dlq["j1"] = dlqEntry(engine.StateFailed, engine.StatePending, engine.ReasonNoPoolMappingTopic)
 	require.Empty(t, s.check().Violations)
 }
 
 func TestDLQHidingRootCauseIsCaught(t *testing.T) {
 	s := newStory().submit("j1").commit("j1", engine.StatePending).commit("j1", engine.StateFailed)
-	s.final["j1"]["last_error_code"] = string(engine.ReasonNoPoolMappingTopic)
-	s.dlq["j1"] = engine.DLQEntry{JobID: "j1", Status: engine.StateFailed, LastState: engine.StatePending, ReasonCode: engine.ReasonMaxSchedulingRetries}
+	s.setFinal("j1", func(f *sut.JobFact) { f.Cause = string(engine.ReasonNoPoolMappingTopic) })
+	s.dlq["j1"] = dlqEntry(engine.StateFailed, engine.StatePending, engine.ReasonMaxSchedulingRetries)
 	require.Equal(t, []string{"dlq_root_cause"}, checkers(s.check()))
 }
 
@@ -182,7 +194,7 @@ func TestStuckDispatchedIsALivenessViolation(t *testing.T) {
 		commit("j1", engine.StateDispatched)
 	s.step += 400 // 400s pass with the job DISPATCHED
 	s.commit("j1", engine.StateTimeout)
-	s.dlq["j1"] = engine.DLQEntry{Status: engine.StateTimeout, LastState: engine.StateDispatched, ReasonCode: engine.ReasonDispatchTimeout}
+	s.dlq["j1"] = dlqEntry(engine.StateTimeout, engine.StateDispatched, engine.ReasonDispatchTimeout)
 	r := s.check()
 	require.Equal(t, []string{"dispatch_timeout"}, checkers(r))
 	require.Equal(t, LayerLiveness, r.FirstFailedLayer())
@@ -192,7 +204,7 @@ func TestStuckDispatchedIsALivenessViolation(t *testing.T) {
 func TestKernelFailureFailsAssumptions(t *testing.T) {
 	s := newStory().dispatch("j1")
 	s.h.End = s.at()
-	r := Check(Input{History: &s.h, Final: s.final, RunErr: errors.New("deadlock")})
+	r := Check(Input{History: &s.h, Final: s.final, RunErr: errors.New("deadlock"), System: cordumSpec})
 	require.Equal(t, []string{"run_completed"}, checkers(r))
 	require.Equal(t, LinSkipped, r.Linearizability)
 	require.Equal(t, LayerAssumptions, r.FirstFailedLayer())
@@ -200,18 +212,18 @@ func TestKernelFailureFailsAssumptions(t *testing.T) {
 
 func TestViolationNamesFaultsBeforeIt(t *testing.T) {
 	s := newStory().dispatch("j1")
-	s.h.Faults = []sim.FaultRecord{{Step: 2, Kind: "PublishFailsAfterStored", Target: "worker.w1.jobs j1"},
+	s.h.Faults = []history.FaultRecord{{Step: 2, Kind: "PublishFailsAfterStored", Target: "worker.w1.jobs j1"},
 		{Step: 3, Kind: "AckLost", Target: "sys.job.result j2"}}
-	s.publish("j1", 0, sim.PublishStored)
+	s.publish("j1", 0, history.PublishStored)
 	r := s.check()
 	require.Equal(t, []uint64{2}, r.Violations[0].FaultSteps)
 }
 
 // The real engine in the simulator, no faults: every layer passes.
 func TestEngineRunWithoutFaultsPasses(t *testing.T) {
-	w := sim.NewWorld(sim.Config{Seed: 11, Workload: sim.Workload{Jobs: 20, StatusReads: 30, CancelRate: 0.1}})
+	w := sim.NewWorld(sim.Config{System: cordum.System{}, Seed: 11, Workload: sim.Workload{Jobs: 20, StatusReads: 30, CancelRate: 0.1}})
 	res := w.Run()
-	r := Check(Input{History: res.History, Final: res.Final, DLQ: res.DLQ, Metrics: w.Metrics(), RunErr: res.Err})
+	r := Check(Input{History: res.History, Final: res.Final, DLQ: res.DLQ, Metrics: w.Metrics(), RunErr: res.Err, System: w.Spec()})
 	require.False(t, r.Failed(), r.Summary())
 	require.Len(t, r.Partitions, 20)
 }
@@ -221,14 +233,14 @@ func TestEngineRunWithoutFaultsPasses(t *testing.T) {
 func TestFailedJobWhereAllCanSucceedIsCaught(t *testing.T) {
 	s := newStory().dispatch("j1").submit("j2").commit("j2", engine.StatePending).commit("j2", engine.StateScheduled).
 		commit("j2", engine.StateFailed).submit("j3").commit("j3", engine.StatePending).commit("j3", engine.StateCancelled)
-	s.final["j2"]["last_error_code"] = string(engine.ReasonNoPoolMappingTopic)
-	s.dlq["j2"] = engine.DLQEntry{Status: engine.StateFailed, LastState: engine.StateScheduled, ReasonCode: engine.ReasonNoPoolMappingTopic}
+	s.setFinal("j2", func(f *sut.JobFact) { f.Cause = string(engine.ReasonNoPoolMappingTopic) })
+	s.dlq["j2"] = dlqEntry(engine.StateFailed, engine.StateScheduled, engine.ReasonNoPoolMappingTopic)
 	s.h.End = s.at() + time.Second
-	r := Check(Input{History: &s.h, Final: s.final, DLQ: s.dlq, Spec: Spec{AllSucceed: true}})
+	r := Check(Input{History: &s.h, Final: s.final, DLQ: s.dlq, Spec: Spec{AllSucceed: true}, System: cordumSpec})
 	require.Equal(t, []string{"job_succeeded"}, checkers(r))
 	require.Equal(t, "j2", r.Violations[0].Job)
 
-	require.False(t, Check(Input{History: &s.h, Final: s.final, DLQ: s.dlq}).Failed(), "without the promise, FAILED is an outcome")
+	require.False(t, Check(Input{History: &s.h, Final: s.final, DLQ: s.dlq, System: cordumSpec}).Failed(), "without the promise, FAILED is an outcome")
 }
 
 // CheckInvariants, the state machine's per-step check, judges a run in
@@ -236,19 +248,19 @@ func TestFailedJobWhereAllCanSucceedIsCaught(t *testing.T) {
 // is not.
 func TestCheckInvariantsMidRun(t *testing.T) {
 	s := newStory().submit("j1").commit("j1", engine.StatePending).commit("j1", engine.StateScheduled).
-		commit("j1", engine.StateDispatched).publish("j1", 0, sim.PublishStored).commit("j1", engine.StateRunning)
-	require.Empty(t, CheckInvariants(Input{History: &s.h}), "an unfinished job is not a violation mid-run")
+		commit("j1", engine.StateDispatched).publish("j1", 0, history.PublishStored).commit("j1", engine.StateRunning)
+	require.Empty(t, CheckInvariants(Input{History: &s.h, System: cordumSpec}), "an unfinished job is not a violation mid-run")
 
-	s.publish("j1", 0, sim.PublishStored)
+	s.publish("j1", 0, history.PublishStored)
 	var got []string
-	for _, v := range CheckInvariants(Input{History: &s.h}) {
+	for _, v := range CheckInvariants(Input{History: &s.h, System: cordumSpec}) {
 		got = append(got, v.Checker)
 	}
 	require.Equal(t, []string{"exactly_once_publish"}, got)
 
 	r := newStory().dispatch("j2").commit("j2", engine.StateScheduled)
 	got = nil
-	for _, v := range CheckInvariants(Input{History: &r.h}) {
+	for _, v := range CheckInvariants(Input{History: &r.h, System: cordumSpec}) {
 		got = append(got, v.Checker)
 	}
 	require.Contains(t, got, "no_resurrection")

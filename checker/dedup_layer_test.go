@@ -7,34 +7,34 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/dispatchsim/dispatchsim/engine"
-	"github.com/dispatchsim/dispatchsim/sim"
+	"github.com/dispatchsim/dispatchsim/history"
 )
 
 // publishAs is a dispatch publish under an explicit message id.
-func (s *story) publishAs(job string, gen int, msgID string, outcome sim.PublishOutcome) *story {
+func (s *story) publishAs(job string, gen int, msgID string, outcome history.PublishOutcome) *story {
 	s.tick()
-	s.h.Publishes = append(s.h.Publishes, sim.PublishRecord{Step: s.step, Time: s.at(), Subject: "worker.w1.jobs",
-		MsgID: msgID, JobID: job, Gen: gen, Outcome: outcome})
+	s.h.Publishes = append(s.h.Publishes, history.PublishRecord{Step: s.step, Time: s.at(), Subject: "worker.w1.jobs",
+		MsgID: msgID, JobID: job, Gen: gen, Dispatch: true, Outcome: outcome})
 	return s
 }
 
 // ambiguousThenRepublished is seed 103661's shape: the first publish is stored
 // but reported failed, the job rolls back, the worker runs that copy, and the
 // job is re-published under the same message id after gap.
-func ambiguousThenRepublished(gap time.Duration, second sim.PublishOutcome) *story {
+func ambiguousThenRepublished(gap time.Duration, second history.PublishOutcome) *story {
 	s := newStory().submit("j1").commit("j1", engine.StatePending).commit("j1", engine.StateScheduled).
-		commit("j1", engine.StateDispatched).publish("j1", 0, sim.PublishFailedStored).
+		commit("j1", engine.StateDispatched).publish("j1", 0, history.PublishFailedStored).
 		commit("j1", engine.StateScheduled).execute("j1", 0, "d-1")
 	s.wait(gap).commit("j1", engine.StateScheduled).commit("j1", engine.StateDispatched).publish("j1", 0, second)
-	if second == sim.PublishStored {
+	if second == history.PublishStored {
 		s.execute("j1", 0, "d-2")
 	}
 	return s.commit("j1", engine.StateRunning).commit("j1", engine.StateSucceeded)
 }
 
-func (s *story) checkWithBus(bus *sim.BusConfig) *Result {
+func (s *story) checkWithBus(bus *history.BusConfig) *Result {
 	s.h.End = s.at() + time.Second
-	return Check(Input{History: &s.h, Final: s.final, DLQ: s.dlq, Bus: bus})
+	return Check(Input{History: &s.h, Final: s.final, DLQ: s.dlq, Bus: bus, System: cordumSpec})
 }
 
 // dedupLayers lists each violation's checker and the layer it blames.
@@ -46,19 +46,19 @@ func dedupLayers(r *Result) []string {
 	return out
 }
 
-var jetStream = &sim.BusConfig{Dedup: true, DedupWindow: 2 * time.Minute}
+var jetStream = &history.BusConfig{Dedup: true, DedupWindow: 2 * time.Minute}
 
 // Seed 103661: the same message id re-published 128.8s after the stored copy,
 // past a 2m window: the broker's window was exceeded.
 func TestRepublishPastBrokerWindowBlamesTheWindow(t *testing.T) {
-	s := ambiguousThenRepublished(129*time.Second, sim.PublishStored)
+	s := ambiguousThenRepublished(129*time.Second, history.PublishStored)
 	require.Equal(t, []string{"exactly_once_publish: broker window exceeded", "exactly_once_execution: broker window exceeded"},
 		dedupLayers(s.checkWithBus(jetStream)))
 	require.Contains(t, s.checkWithBus(jetStream).Violations[0].Message, "past the broker's 2m0s window")
 
 	// The window is the world's: a 3m broker window would have dropped it, so
 	// a stored copy there is the broker breaking its own contract.
-	wide := &sim.BusConfig{Dedup: true, DedupWindow: 3 * time.Minute}
+	wide := &history.BusConfig{Dedup: true, DedupWindow: 3 * time.Minute}
 	require.Equal(t, []string{"exactly_once_publish: broker", "exactly_once_execution: broker"},
 		dedupLayers(s.checkWithBus(wide)))
 
@@ -70,16 +70,16 @@ func TestRepublishPastBrokerWindowBlamesTheWindow(t *testing.T) {
 // With no de-duplication at the broker, a re-publish while the first copy is
 // live is the engine's ordering, however soon it came.
 func TestRepublishWithoutBrokerDedupBlamesEngineOrdering(t *testing.T) {
-	s := ambiguousThenRepublished(5*time.Second, sim.PublishStored)
+	s := ambiguousThenRepublished(5*time.Second, history.PublishStored)
 	require.Equal(t, []string{"exactly_once_publish: engine ordering", "exactly_once_execution: engine ordering"},
-		dedupLayers(s.checkWithBus(&sim.BusConfig{Dedup: false})))
+		dedupLayers(s.checkWithBus(&history.BusConfig{Dedup: false})))
 	require.Equal(t, []string{"exactly_once_publish: engine ordering", "exactly_once_execution: engine ordering"},
 		dedupLayers(s.checkWithBus(nil)), "a copy stored inside the default window means no de-duplication")
 }
 
 // A second message id for one dispatch generation defeats any broker window.
 func TestSecondMessageIDForOneDispatchBlamesEngineOrdering(t *testing.T) {
-	s := newStory().dispatch("j1").publishAs("j1", 0, "jobreq:j1:again", sim.PublishStored).execute("j1", 0, "d-2")
+	s := newStory().dispatch("j1").publishAs("j1", 0, "jobreq:j1:again", history.PublishStored).execute("j1", 0, "d-2")
 	r := s.checkWithBus(jetStream)
 	require.Equal(t, []string{"exactly_once_publish: engine ordering", "exactly_once_execution: engine ordering"}, dedupLayers(r))
 	require.Contains(t, r.Violations[0].Message, "second id jobreq:j1:again")
@@ -95,8 +95,8 @@ func TestOneStoredMessageExecutedTwiceBlamesTheWorker(t *testing.T) {
 	require.Equal(t, 1, r.Figures.DuplicateExecutions)
 
 	restarted := newStory().dispatch("j1")
-	restarted.h.Faults = append(restarted.h.Faults, sim.FaultRecord{Step: restarted.tick(), Actor: "worker-w1/run-j1/0",
-		Kind: "WorkerCrashMidJob", Effect: sim.EffectCrash, Point: sim.PointWorker, Target: "j1"})
+	restarted.h.Faults = append(restarted.h.Faults, history.FaultRecord{Step: restarted.tick(), Actor: "worker-w1/run-j1/0",
+		Kind: "WorkerCrashMidJob", Effect: history.EffectCrash, Point: history.PointWorker, Target: "j1"})
 	restarted.execute("j1", 0, "d-j1")
 	r = restarted.checkWithBus(jetStream)
 	require.Empty(t, r.Violations, r.Summary())
@@ -106,7 +106,7 @@ func TestOneStoredMessageExecutedTwiceBlamesTheWorker(t *testing.T) {
 // The legal shape of an ambiguous publish: the re-publish inside the window is
 // dropped by the broker, the job runs once.
 func TestRepublishInsideBrokerWindowIsLegal(t *testing.T) {
-	s := ambiguousThenRepublished(60*time.Second, sim.PublishDeduplicated)
+	s := ambiguousThenRepublished(60*time.Second, history.PublishDeduplicated)
 	r := s.checkWithBus(jetStream)
 	require.Empty(t, r.Violations, r.Summary())
 	require.Empty(t, s.checkWithBus(nil).Violations)

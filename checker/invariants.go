@@ -6,17 +6,13 @@ import (
 	"strings"
 	"time"
 
-	"github.com/dispatchsim/dispatchsim/engine"
-	"github.com/dispatchsim/dispatchsim/model"
-	"github.com/dispatchsim/dispatchsim/sim"
+	"github.com/dispatchsim/dispatchsim/history"
 )
 
 type dispatchKey struct {
 	job string
 	gen int
 }
-
-func isDispatch(p sim.PublishRecord) bool { return strings.HasPrefix(p.Subject, "worker.") }
 
 // DedupLayer names the layer that failed to absorb a repeated dispatch, so an
 // exactly-once finding says where de-duplication broke down.
@@ -39,7 +35,7 @@ const (
 )
 
 // defaultBrokerDedupWindow is the simulated broker's window when its config
-// does not say (sim.BusConfig's default).
+// does not say (history.BusConfig's default).
 const defaultBrokerDedupWindow = 2 * time.Minute
 
 // checkExactlyOnce: per job, each dispatch generation is stored by the broker at
@@ -47,10 +43,10 @@ const defaultBrokerDedupWindow = 2 * time.Minute
 // legitimate only after as many RETRYING commits. Each finding names the layer
 // that failed to de-duplicate.
 func checkExactlyOnce(c *run) {
-	stored := map[dispatchKey][]sim.PublishRecord{}
+	stored := map[dispatchKey][]history.PublishRecord{}
 	var keys []dispatchKey
 	for _, p := range c.in.History.Publishes {
-		if !isDispatch(p) || !p.Stored() || p.JobID == "" {
+		if !p.Dispatch || !p.Stored() || p.JobID == "" {
 			continue
 		}
 		k := dispatchKey{p.JobID, p.Gen}
@@ -72,19 +68,19 @@ func checkExactlyOnce(c *run) {
 				"job %s published %d times for dispatch %d (steps %v); not de-duplicated by %s: %s",
 				k.job, len(ps), k.gen, steps, layer, why)
 		}
-		if retries := c.countTo(k.job, engine.StateRetrying); k.gen > retries {
+		if retries := c.countTo(k.job, c.in.System.Retrying); k.gen > retries {
 			c.violateDedup(DedupEngineOrdering, "exactly_once_publish", k.job, ps[0].Step, ps[0].Time,
 				"job %s dispatched as generation %d after only %d RETRYING commits; not de-duplicated by %s: a new message id for a dispatch nothing re-opened",
 				k.job, k.gen, retries, DedupEngineOrdering)
 		}
 	}
 
-	ids := map[dispatchKey]map[string]sim.Execution{}
+	ids := map[dispatchKey]map[string]history.Execution{}
 	var execKeys []dispatchKey
 	for _, e := range c.in.History.Executions {
 		k := dispatchKey{e.JobID, e.Gen}
 		if _, ok := ids[k]; !ok {
-			ids[k] = map[string]sim.Execution{}
+			ids[k] = map[string]history.Execution{}
 			execKeys = append(execKeys, k)
 		}
 		if first, dup := ids[k][e.DispatchID]; dup {
@@ -115,8 +111,8 @@ func checkExactlyOnce(c *run) {
 // repeatLayer attributes the stored copy p of a dispatch that the stored
 // copies before it preceded. The broker measures its window from the last
 // copy of the same message id it stored, in true time.
-func (c *run) repeatLayer(before []sim.PublishRecord, p sim.PublishRecord) (DedupLayer, string) {
-	var prev *sim.PublishRecord
+func (c *run) repeatLayer(before []history.PublishRecord, p history.PublishRecord) (DedupLayer, string) {
+	var prev *history.PublishRecord
 	for i := range before {
 		if before[i].MsgID == p.MsgID {
 			prev = &before[i]
@@ -161,7 +157,7 @@ func (c *run) brokerDedup() (on bool, window time.Duration, known bool) {
 func (c *run) workerRestartedBetween(worker string, from, to uint64) bool {
 	prefix := "worker-" + worker + "/"
 	for _, f := range c.in.History.Faults {
-		if f.Step > from && f.Step <= to && f.Effect == sim.EffectCrash && strings.HasPrefix(f.Actor, prefix) {
+		if f.Step > from && f.Step <= to && f.Effect == history.EffectCrash && strings.HasPrefix(f.Actor, prefix) {
 			return true
 		}
 	}
@@ -178,7 +174,7 @@ func sortKeys(keys []dispatchKey) {
 }
 
 // countTo counts the job's commits into state.
-func (c *run) countTo(job string, state engine.JobState) int {
+func (c *run) countTo(job string, state string) int {
 	n := 0
 	for _, s := range c.jobStates[job] {
 		if s.To == state {
@@ -192,27 +188,20 @@ func (c *run) countTo(job string, state engine.JobState) int {
 // and every committed transition is an edge of the specification's graph.
 func checkNoResurrection(c *run) {
 	for _, id := range c.jobIDs {
-		var terminal *sim.StateChange
+		var terminal *history.StateChange
 		for i, s := range c.jobStates[id] {
-			if !model.TransitionAllowed(string(s.From), string(s.To)) {
+			if !c.in.System.Allowed(s.From, s.To) {
 				c.violate(LayerInvariants, "transition_graph", id, s.Step, s.Time,
-					"job %s moved %s -> %s, which the transition graph forbids", id, stateOrNone(s.From), s.To)
+					"job %s moved %s -> %s, which the transition graph forbids", id, history.StateOrNone(s.From), s.To)
 			}
 			if terminal != nil {
 				c.violate(LayerInvariants, "no_resurrection", id, s.Step, s.Time,
 					"job %s left terminal %s (step %d) for %s at step %d", id, terminal.To, terminal.Step, s.To, s.Step)
 				break
 			}
-			if s.To.Terminal() {
+			if c.in.System.IsTerminal(s.To) {
 				terminal = &c.jobStates[id][i]
 			}
 		}
 	}
-}
-
-func stateOrNone(s engine.JobState) string {
-	if s == "" {
-		return "<none>"
-	}
-	return string(s)
 }

@@ -6,8 +6,8 @@ import (
 
 	"github.com/anishathalye/porcupine"
 
+	"github.com/dispatchsim/dispatchsim/history"
 	"github.com/dispatchsim/dispatchsim/model"
-	"github.com/dispatchsim/dispatchsim/sim"
 )
 
 // LinOutcome is the linearizability verdict.
@@ -43,7 +43,7 @@ func returnAt(step uint64) int64 { return int64(step)*2 + 1 }
 
 // jobHistories turns the ground truth into one porcupine history per job: the
 // store's commits (instantaneous) and the clients' submits, reads and cancels.
-func jobHistories(h *sim.History, jobStates map[string][]sim.StateChange, ids []string) map[string][]porcupine.Operation {
+func jobHistories(h *history.History, jobStates map[string][]history.StateChange, ids []string) map[string][]porcupine.Operation {
 	out := map[string][]porcupine.Operation{}
 	for _, id := range ids {
 		for _, s := range jobStates[id] {
@@ -54,15 +54,15 @@ func jobHistories(h *sim.History, jobStates map[string][]sim.StateChange, ids []
 		client := op.Client + 1
 		var o porcupine.Operation
 		switch op.Kind {
-		case sim.OpStatus:
+		case history.OpStatus:
 			if op.Unknown {
 				o = model.ReadUnknownOp(client, callAt(op.CallStep), op.Key)
 			} else {
 				o = model.ReadOp(client, callAt(op.CallStep), returnAt(op.RetStep), op.Key, op.Output)
 			}
-		case sim.OpSubmit:
+		case history.OpSubmit:
 			o = model.SubmitOp(client, callAt(op.CallStep), returnAt(op.RetStep), op.Key)
-		case sim.OpCancel:
+		case history.OpCancel:
 			o = model.CancelOp(client, callAt(op.CallStep), returnAt(op.RetStep), op.Key)
 		default:
 			continue
@@ -108,7 +108,7 @@ func (c *run) judgePartition(res porcupine.CheckResult) LinOutcome {
 	return LinUnknown
 }
 
-func lastStep(changes []sim.StateChange) uint64 {
+func lastStep(changes []history.StateChange) uint64 {
 	if len(changes) == 0 {
 		return 0
 	}

@@ -1,8 +1,6 @@
 package checker
 
-import (
-	"github.com/dispatchsim/dispatchsim/engine"
-)
+import "github.com/dispatchsim/dispatchsim/history"
 
 // checkLiveness: after the heal phase every accepted job is terminal, and no job
 // sat DISPATCHED past the dispatch timeout plus the reconciler's ticks once the
@@ -13,20 +11,21 @@ func checkLiveness(c *run) {
 		if !s.Accepted {
 			continue
 		}
-		st := engine.JobState(c.in.Final[s.JobID]["state"])
-		if c.spec.AllSucceed && st.Terminal() && st != engine.StateSucceeded && st != engine.StateCancelled {
+		sys := c.in.System
+		st := c.in.Final[s.JobID].State
+		if c.spec.AllSucceed && sys.IsTerminal(st) && st != sys.Succeeded && st != sys.Cancelled {
 			changes := c.jobStates[s.JobID]
 			c.violate(LayerLiveness, "job_succeeded", s.JobID, lastStep(changes), h.End,
 				"job %s ended %s (DLQ reason %q) though every job could succeed", s.JobID, st, c.in.DLQ[s.JobID].ReasonCode)
 		}
-		if !st.Terminal() {
+		if !sys.IsTerminal(st) {
 			changes := c.jobStates[s.JobID]
 			var step uint64
 			if len(changes) > 0 {
 				step = changes[len(changes)-1].Step
 			}
 			c.violate(LayerLiveness, "job_terminal", s.JobID, step, h.End,
-				"job %s still %s when the heal phase ended", s.JobID, stateOrNone(st))
+				"job %s still %s when the heal phase ended", s.JobID, history.StateOrNone(st))
 		}
 	}
 	// Two reconciler ticks of slack: one for the tick to come round, one for a
@@ -35,7 +34,7 @@ func checkLiveness(c *run) {
 	for _, id := range c.jobIDs {
 		changes := c.jobStates[id]
 		for i, s := range changes {
-			if s.To != engine.StateDispatched {
+			if s.To != c.in.System.Dispatched {
 				continue
 			}
 			until, step := h.End, s.Step
@@ -45,7 +44,7 @@ func checkLiveness(c *run) {
 			deadline := max(s.Time+c.spec.DispatchTimeout, h.FaultPhaseEnd) + slack
 			if until > deadline {
 				c.violate(LayerLiveness, "dispatch_timeout", id, step, until,
-					"job %s stayed DISPATCHED from %s to %s, past the dispatch timeout and a reconciler tick", id, s.Time, until)
+					"job %s stayed %s from %s to %s, past the dispatch timeout and a reconciler tick", id, s.To, s.Time, until)
 			}
 		}
 	}
@@ -58,13 +57,13 @@ func checkLiveness(c *run) {
 func timeoutNeverPublished(c *run) int {
 	published := map[string]bool{}
 	for _, p := range c.in.History.Publishes {
-		if isDispatch(p) && p.Stored() {
+		if p.Dispatch && p.Stored() {
 			published[p.JobID] = true
 		}
 	}
 	n := 0
-	for id, h := range c.in.Final {
-		if engine.JobState(h["state"]) == engine.StateTimeout && !published[id] {
+	for id, job := range c.in.Final {
+		if job.State == c.in.System.TimedOut && !published[id] {
 			n++
 		}
 	}

@@ -173,8 +173,10 @@ func TestTargetsAreStableDescriptions(t *testing.T) {
 	// Malformed or short transition arguments are not transitions.
 	short := transitionPoint("replica-1", "DISPATCHED", "SCHEDULED", "tok")
 	short.Args = short.Args[:9]
+	withFacts(short)
 	require.False(t, RollbackWriteFails.Applies(short))
 	other := transitionPoint("replica-1", "DISPATCHED", "SCHEDULED", "tok")
 	other.Args[7] = "j-2" // job id argument disagrees with the key
+	withFacts(other)
 	require.False(t, RollbackWriteFails.Applies(other))
 }

@@ -8,11 +8,13 @@ import (
 
 	"github.com/dispatchsim/dispatchsim/engine"
 	"github.com/dispatchsim/dispatchsim/sim"
+	"github.com/dispatchsim/dispatchsim/sut"
+	"github.com/dispatchsim/dispatchsim/systems/cordum"
 )
 
 // shortConfig is a small, fast world: ten jobs, a three-minute fault phase.
 func shortConfig(seed uint64, inj *Injector) sim.Config {
-	return sim.Config{Seed: seed, Injector: inj, ReplicaSkew: inj.ReplicaSkew(3),
+	return sim.Config{System: cordum.System{}, Seed: seed, Injector: inj, ReplicaSkew: inj.ReplicaSkew(3),
 		Workload:   sim.Workload{Jobs: 10},
 		FaultPhase: 3 * time.Minute, Drain: time.Minute}
 }
@@ -28,7 +30,7 @@ func run(t *testing.T, cfg sim.Config) *sim.Result {
 func requireAllTerminal(t *testing.T, res *sim.Result) {
 	t.Helper()
 	for id, h := range res.Final {
-		require.True(t, engine.JobState(h["state"]).Terminal(), "job %s ended %s", id, h["state"])
+		require.True(t, engine.JobState(h.State).Terminal(), "job %s ended %s", id, h.State)
 	}
 }
 
@@ -63,6 +65,19 @@ func redisPoint(group, cmd string, write bool, args ...any) *sim.Point {
 	if len(all) > first {
 		p.Key, _ = all[first].(string)
 	}
+	return withFacts(p)
+}
+
+// cordumSpec is the spec the fault points are matched against.
+var cordumSpec = cordum.System{}.Spec(sut.Options{})
+
+// withFacts adds what the observer and the spec say, as the simulator does.
+func withFacts(p *sim.Point) *sim.Point {
+	if p.Kind == sim.PointRedis {
+		p.Fact = cordum.System{}.Observer().Command(p.Cmd, p.Args)
+	}
+	p.Heartbeat = p.Subject == "sys.heartbeat"
+	p.Spec = &cordumSpec
 	return p
 }
 
@@ -71,10 +86,10 @@ func transitionPoint(group, from, to, token string) *sim.Point {
 	args := []any{"evalsha", "0123456789abcdef0123456789abcdef01234567", 4,
 		"job:j-1", "job:events:j-1", "cordum:scheduler:job:j-1", "dlq:entry:j-1",
 		"j-1", from, int64(3), to, int64(1767225600000), token, "reason", ""}
-	return &sim.Point{Kind: sim.PointRedis, Group: group, Actor: group + "/x", Cmd: "evalsha", Key: "job:j-1",
-		Args: args, Write: true}
+	return withFacts(&sim.Point{Kind: sim.PointRedis, Group: group, Actor: group + "/x", Cmd: "evalsha", Key: "job:j-1",
+		Args: args, Write: true})
 }
 
 func busPoint(kind sim.PointKind, group, subject, job string) *sim.Point {
-	return &sim.Point{Kind: kind, Group: group, Actor: group + "/x", Subject: subject, JobID: job, Delivery: 1}
+	return withFacts(&sim.Point{Kind: kind, Group: group, Actor: group + "/x", Subject: subject, JobID: job, Delivery: 1})
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/dispatchsim/dispatchsim/sim"
+	"github.com/dispatchsim/dispatchsim/sut"
 )
 
 // Timing says when a kind decides.
@@ -142,50 +143,46 @@ func replicaIndex(group string) (int, bool) {
 	return n - 1, true
 }
 
-const heartbeatSubject = "sys.heartbeat"
-
 // isJobTraffic is any bus point but worker heartbeats, which have their own kind.
-func isJobTraffic(p *sim.Point) bool { return p.Subject != heartbeatSubject }
+func isJobTraffic(p *sim.Point) bool { return !p.Heartbeat }
 
-// Job states as the engine's transition script names them.
+// Which state a transition kind aims at is a role in the system's spec, not
+// a state name: the observer's command facts say what a write does.
+type stateRole int
+
 const (
-	stateScheduled  = "SCHEDULED"
-	stateDispatched = "DISPATCHED"
-	stateRunning    = "RUNNING"
+	anyState stateRole = iota
+	scheduledState
+	dispatchedState
+	runningState
 )
 
-// transition is a call of the engine's compare-and-transition script.
-type transition struct {
-	JobID, From, To, Token string
+// transitionOf is the job transition a Redis point commits, per the
+// observer's facts.
+func transitionOf(p *sim.Point) (sut.CommandFact, bool) {
+	return p.Fact, p.Kind == sim.PointRedis && p.Fact.Transition
 }
 
-// engineTransition recognises the engine's transition script from its
-// arguments: EVALSHA sha 4 job:<id> k2 k3 k4 <id> <from> <version> <to> <now>
-// <token> ... (EVAL has the body in place of the sha). Positions are checked
-// defensively: another script with another shape is not a transition.
-func engineTransition(p *sim.Point) (transition, bool) {
-	if p.Kind != sim.PointRedis || (p.Cmd != "evalsha" && p.Cmd != "eval") {
-		return transition{}, false
-	}
-	a := p.Args
-	if len(a) < 11 || fmt.Sprint(a[2]) != "4" {
-		return transition{}, false
-	}
-	id, ok := strings.CutPrefix(fmt.Sprint(a[3]), "job:")
-	if !ok || id == "" || fmt.Sprint(a[7]) != id {
-		return transition{}, false
-	}
-	t := transition{JobID: id, From: fmt.Sprint(a[8]), To: fmt.Sprint(a[10])}
-	if len(a) > 12 {
-		t.Token = fmt.Sprint(a[12])
-	}
-	return t, true
+// isTransition matches a replica's transition from `from` (anyState: any) to
+// `to`, the roles read from the spec the point's world runs.
+func isTransition(p *sim.Point, from, to stateRole) bool {
+	t, ok := transitionOf(p)
+	return ok && isReplica(p.Group) && t.To == roleState(p, to) && (from == anyState || t.From == roleState(p, from))
 }
 
-// isTransition matches a replica's transition from `from` ("" any) to `to`.
-func isTransition(p *sim.Point, from, to string) bool {
-	t, ok := engineTransition(p)
-	return ok && isReplica(p.Group) && t.To == to && (from == "" || t.From == from)
+func roleState(p *sim.Point, r stateRole) string {
+	if p.Spec == nil {
+		return ""
+	}
+	switch r {
+	case scheduledState:
+		return p.Spec.Scheduled
+	case dispatchedState:
+		return p.Spec.Dispatched
+	case runningState:
+		return p.Spec.Running
+	}
+	return ""
 }
 
 // Target is a stable description of a fault point, the part of a plan entry's
@@ -195,7 +192,7 @@ func isTransition(p *sim.Point, from, to string) bool {
 func Target(p *sim.Point) string {
 	switch p.Kind {
 	case sim.PointRedis:
-		if t, ok := engineTransition(p); ok {
+		if t, ok := transitionOf(p); ok {
 			return fmt.Sprintf("%s %s %s->%s", p.Cmd, p.Key, t.From, t.To)
 		}
 		if (p.Cmd == "evalsha" || p.Cmd == "eval") && len(p.Args) > 1 {

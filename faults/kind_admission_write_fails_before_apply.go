@@ -1,10 +1,6 @@
 package faults
 
-import (
-	"strings"
-
-	"github.com/dispatchsim/dispatchsim/sim"
-)
+import "github.com/dispatchsim/dispatchsim/sim"
 
 // AdmissionWriteFailsBeforeApply: a run-admission store write of the gateway
 // (a reservation, a run creation, a cleanup, a takeover) fails before Redis
@@ -18,6 +14,6 @@ var AdmissionWriteFailsBeforeApply = register(Kind{
 	Effect:      sim.EffectFailBeforeApply,
 	Defaults:    KindOptions{Probability: 0.1},
 	applies: func(p *sim.Point) bool {
-		return p.Group == "gateway" && p.Write && strings.HasPrefix(p.Key, "wf:")
+		return p.Group == "gateway" && p.Write && p.Fact.Admission
 	},
 })

@@ -11,5 +11,5 @@ var DispatchedWriteFails = register(Kind{
 	Point:       sim.PointRedis,
 	Effect:      sim.EffectFailBeforeApply,
 	Defaults:    KindOptions{Probability: 0.05},
-	applies:     func(p *sim.Point) bool { return isTransition(p, "", stateDispatched) },
+	applies:     func(p *sim.Point) bool { return isTransition(p, anyState, dispatchedState) },
 })

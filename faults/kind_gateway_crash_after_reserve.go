@@ -1,11 +1,6 @@
 package faults
 
-import (
-	"fmt"
-	"strings"
-
-	"github.com/dispatchsim/dispatchsim/sim"
-)
+import "github.com/dispatchsim/dispatchsim/sim"
 
 // GatewayCrashAfterReserve: the gateway dies serving a run start right after
 // it reserved the idempotency key, before the run exists (seed 002's window).
@@ -21,18 +16,6 @@ var GatewayCrashAfterReserve = register(Kind{
 	applies:     func(p *sim.Point) bool { return p.Group == "gateway" && isReservationWrite(p) },
 })
 
-// isReservationWrite recognises the admission scripts that bind a key to a
-// new run id: the reservation (KEYS idempotency, reservations; ARGV value,
-// key, now) and the takeover of a stale one (a third key, the old run, and
-// ARGV old, new, key, now).
-func isReservationWrite(p *sim.Point) bool {
-	if p.Kind != sim.PointRedis || (p.Cmd != "evalsha" && p.Cmd != "eval") ||
-		!strings.HasPrefix(p.Key, "wf:run:idempotency:") || len(p.Args) < 3 {
-		return false
-	}
-	switch keys, argv := fmt.Sprint(p.Args[2]), len(p.Args)-3; {
-	case keys == "2" && argv == 2+3, keys == "3" && argv == 3+4:
-		return true
-	}
-	return false
-}
+// isReservationWrite: the observer's fact for the admission writes that bind
+// a key to a new run id (the reservation, and the takeover of a stale one).
+func isReservationWrite(p *sim.Point) bool { return p.Kind == sim.PointRedis && p.Fact.Reserve }

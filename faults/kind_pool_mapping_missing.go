@@ -46,7 +46,7 @@ func routedTopics(w *sim.World) []string {
 	seen := map[string]bool{}
 	var out []string
 	for _, t := range cfg.Workload.Topics {
-		if _, mapped := cfg.Routing.Topics[t]; mapped && !seen[t] {
+		if _, mapped := cfg.Options.Routing.Topics[t]; mapped && !seen[t] {
 			seen[t] = true
 			out = append(out, t)
 		}
@@ -101,7 +101,7 @@ func drawPoolMappingMissing(static bool) func(*Injector, *sim.World, KindOptions
 // applyPoolMappingMissing removes the topic's mapping now (before any replica
 // starts) and, for the healing variant, puts it back after DurationMs.
 func applyPoolMappingMissing(_ *Injector, w *sim.World, e PlanEntry) {
-	cur := *w.Config().Routing
+	cur := w.Config().Options.Routing
 	pools, mapped := cur.Topics[e.Target]
 	if !mapped {
 		return
@@ -119,9 +119,9 @@ func applyPoolMappingMissing(_ *Injector, w *sim.World, e PlanEntry) {
 	}
 	pools = append([]string(nil), pools...)
 	w.Kernel().At(time.Duration(e.DurationMs)*time.Millisecond, func() {
-		healed := *w.Config().Routing
+		healed := w.Config().Options.Routing
 		healed.Topics = make(map[string][]string, len(healed.Topics)+1)
-		for t, p := range w.Config().Routing.Topics {
+		for t, p := range w.Config().Options.Routing.Topics {
 			healed.Topics[t] = p
 		}
 		healed.Topics[e.Target] = pools

@@ -14,7 +14,7 @@ var ReplicaPauseBeyondLockTTL = register(Kind{
 	Effect:      sim.EffectPause,
 	Defaults:    KindOptions{Probability: 0.005, DurationMsMin: 61_000, DurationMsMax: 120_000},
 	applies: func(p *sim.Point) bool {
-		t, ok := engineTransition(p)
+		t, ok := transitionOf(p)
 		return ok && isReplica(p.Group) && t.Token != ""
 	},
 	class: classReplicaPause,

@@ -12,5 +12,5 @@ var RollbackWriteFails = register(Kind{
 	Point:       sim.PointRedis,
 	Effect:      sim.EffectFailBeforeApply,
 	Defaults:    KindOptions{Probability: 0.3},
-	applies:     func(p *sim.Point) bool { return isTransition(p, stateDispatched, stateScheduled) },
+	applies:     func(p *sim.Point) bool { return isTransition(p, dispatchedState, scheduledState) },
 })

@@ -11,5 +11,5 @@ var RollbackWriteReplyLost = register(Kind{
 	Point:       sim.PointRedis,
 	Effect:      sim.EffectReplyLostAfterApply,
 	Defaults:    KindOptions{Probability: 0.3},
-	applies:     func(p *sim.Point) bool { return isTransition(p, stateDispatched, stateScheduled) },
+	applies:     func(p *sim.Point) bool { return isTransition(p, dispatchedState, scheduledState) },
 })

@@ -12,5 +12,5 @@ var RunningWriteFails = register(Kind{
 	Point:       sim.PointRedis,
 	Effect:      sim.EffectFailBeforeApply,
 	Defaults:    KindOptions{Probability: 0.05},
-	applies:     func(p *sim.Point) bool { return isTransition(p, stateDispatched, stateRunning) },
+	applies:     func(p *sim.Point) bool { return isTransition(p, dispatchedState, runningState) },
 })

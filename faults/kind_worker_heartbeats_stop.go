@@ -16,7 +16,7 @@ var WorkerHeartbeatsStop = register(Kind{
 	Point:        sim.PointPublish,
 	Effect:       sim.EffectFailClean,
 	Defaults:     KindOptions{Probability: 1, DurationMsMin: 35_000, DurationMsMax: 60_000},
-	applies:      func(p *sim.Point) bool { return isWorker(p.Group) && p.Subject == heartbeatSubject },
+	applies:      func(p *sim.Point) bool { return isWorker(p.Group) && p.Heartbeat },
 	windowGroups: workerGroups,
 })
 

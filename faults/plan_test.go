@@ -2,6 +2,7 @@ package faults
 
 import (
 	"encoding/json"
+	"github.com/dispatchsim/dispatchsim/systems/cordum"
 	"strings"
 	"testing"
 
@@ -181,7 +182,7 @@ func TestPlanSubsets(t *testing.T) {
 func TestInjectorServesOneRun(t *testing.T) {
 	inj := New(Options{}, 1)
 	run(t, shortConfig(1, inj))
-	require.Panics(t, func() { inj.SetupWorld(sim.NewWorld(sim.Config{Seed: 1})) })
+	require.Panics(t, func() { inj.SetupWorld(sim.NewWorld(sim.Config{System: cordum.System{}, Seed: 1})) })
 }
 
 // A replay whose world was built without the plan's skews would replay
@@ -191,6 +192,6 @@ func TestReplayRequiresThePlansSkews(t *testing.T) {
 	rep := Replay(plan)
 	require.Equal(t, int64(40), rep.ReplicaSkew(2)[0].Milliseconds())
 	require.Panics(t, func() {
-		rep.SetupWorld(sim.NewWorld(sim.Config{Seed: 1}))
+		rep.SetupWorld(sim.NewWorld(sim.Config{System: cordum.System{}, Seed: 1}))
 	})
 }

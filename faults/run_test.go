@@ -46,12 +46,12 @@ func TestKindsFireOnlyWhereTheyApplyInARun(t *testing.T) {
 			fired[f.Kind]++
 			switch k.Name {
 			case RollbackWriteFails.Name:
-				tr, ok := engineTransition(&p)
+				tr, ok := transitionOf(&p)
 				require.True(t, ok)
 				require.Equal(t, "DISPATCHED", tr.From)
 				require.Equal(t, "SCHEDULED", tr.To)
 			case RunningWriteFails.Name:
-				tr, _ := engineTransition(&p)
+				tr, _ := transitionOf(&p)
 				require.Equal(t, "RUNNING", tr.To)
 			case StoreReadFails.Name:
 				require.False(t, p.Write, "read fault at %s", p.Cmd)
@@ -125,7 +125,7 @@ func TestPoolMappingMissingHealsOrStays(t *testing.T) {
 			e := plan.Entries[0]
 			require.Equal(t, "default", e.Target)
 			require.Equal(t, map[string]int{tc.kind.Name: 1}, inj.Fired())
-			_, mapped := w.Config().Routing.Topics["default"]
+			_, mapped := w.Config().Options.Routing.Topics["default"]
 			require.Equal(t, tc.restored, mapped)
 			if tc.restored {
 				require.Positive(t, e.DurationMs)

@@ -4,7 +4,7 @@ import (
 	"strings"
 
 	"github.com/dispatchsim/dispatchsim/faults"
-	"github.com/dispatchsim/dispatchsim/sim"
+	"github.com/dispatchsim/dispatchsim/history"
 )
 
 // faultIndex answers which jobs a fired fault was about. A fault record's
@@ -12,7 +12,7 @@ import (
 // at the same step (whose target names the job) and the publish attempt the
 // fault hit are read too.
 type faultIndex struct {
-	records []sim.FaultRecord
+	records []history.FaultRecord
 	planAt  map[uint64][]string // step -> targets of point entries fired there
 	byJob   map[string][]int    // token (job id, key) -> fault indices, in order
 }
@@ -22,7 +22,7 @@ type stepActor struct {
 	actor string
 }
 
-func newFaultIndex(h *sim.History, plan faults.Plan) *faultIndex {
+func newFaultIndex(h *history.History, plan faults.Plan) *faultIndex {
 	x := &faultIndex{records: h.Faults, planAt: map[uint64][]string{}, byJob: map[string][]int{}}
 	for _, e := range plan.Entries {
 		if !e.Setup {
@@ -51,7 +51,7 @@ func newFaultIndex(h *sim.History, plan faults.Plan) *faultIndex {
 				add(tok)
 			}
 		}
-		if f.Point == sim.PointPublish {
+		if f.Point == history.PointPublish {
 			add(publishAt[stepActor{f.Step, f.Actor}])
 		}
 	}

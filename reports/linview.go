@@ -12,7 +12,7 @@ import (
 	"github.com/anishathalye/porcupine"
 
 	"github.com/dispatchsim/dispatchsim/checker"
-	"github.com/dispatchsim/dispatchsim/sim"
+	"github.com/dispatchsim/dispatchsim/history"
 )
 
 // Limits on porcupine's views, which embed their own page each.
@@ -57,7 +57,7 @@ func linReturn(step uint64) int64 { return int64(step)*2 + 1 }
 // buildLin renders the illegal partitions, or, when every partition is
 // linearizable, the partitions of the jobs the violations name, so the reader
 // sees how clients saw the job.
-func buildLin(res *checker.Result, h *sim.History, fx *faultIndex) linSection {
+func buildLin(res *checker.Result, h *history.History, fx *faultIndex) linSection {
 	ls := linSection{Outcome: string(res.Linearizability)}
 	var pick []int
 	for i, p := range res.Partitions {

@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/dispatchsim/dispatchsim/faults"
+	"github.com/dispatchsim/dispatchsim/history"
 	"github.com/dispatchsim/dispatchsim/scenarios"
-	"github.com/dispatchsim/dispatchsim/sim"
 )
 
 // maxReportBytes caps a seed report; porcupine's views go first when over.
@@ -80,7 +80,7 @@ type planRow struct {
 // NewSeedReport prepares the report of one run. expect is the checker the
 // scenario expects to fire ("" for none).
 func NewSeedReport(o *scenarios.Outcome, expect string, meta Meta) *SeedReport {
-	h := &sim.History{}
+	h := &history.History{}
 	if o.Run != nil && o.Run.History != nil {
 		h = o.Run.History
 	}
@@ -142,7 +142,7 @@ func NewSeedReport(o *scenarios.Outcome, expect string, meta Meta) *SeedReport {
 
 // linkViolations gives each violation card its trace excerpt and its job's
 // swimlane.
-func linkViolations(v *seedView, trace []byte, h *sim.History, fx *faultIndex, hits map[uint64]bool) {
+func linkViolations(v *seedView, trace []byte, h *history.History, fx *faultIndex, hits map[uint64]bool) {
 	wants := make([]excerptWant, len(v.Violations))
 	for i, vv := range v.Violations {
 		w := excerptWant{Job: vv.Job, Checker: vv.Checker, Step: vv.Step}

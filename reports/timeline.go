@@ -5,7 +5,7 @@ import (
 	"sort"
 
 	"github.com/dispatchsim/dispatchsim/checker"
-	"github.com/dispatchsim/dispatchsim/sim"
+	"github.com/dispatchsim/dispatchsim/history"
 )
 
 // Timeline limits: the report must stay small whatever the run did.
@@ -87,16 +87,16 @@ type mark struct {
 
 // laneEvents gathers one job's events.
 type laneEvents struct {
-	states []sim.StateChange
-	pubs   []sim.PublishRecord
-	execs  []sim.Execution
+	states []history.StateChange
+	pubs   []history.PublishRecord
+	execs  []history.Execution
 	faults []int // indices into History.Faults
 	hits   []uint64
 }
 
 // span is the step range of the lane's events; faults only widen it when
 // withFaults (a focus chart shows the fault that started it all).
-func (e *laneEvents) span(h *sim.History, withFaults bool) (lo, hi uint64, ok bool) {
+func (e *laneEvents) span(h *history.History, withFaults bool) (lo, hi uint64, ok bool) {
 	see := func(s uint64) {
 		if !ok || s < lo {
 			lo = s
@@ -159,7 +159,7 @@ func (a axis) ticks(n int, clock stepClock) []axisTick {
 	return out
 }
 
-func buildTimeline(res *checker.Result, h *sim.History, fx *faultIndex) timelineView {
+func buildTimeline(res *checker.Result, h *history.History, fx *faultIndex) timelineView {
 	tv := timelineView{Anchors: map[string]string{}}
 	events := map[string]*laneEvents{}
 	var jobs []string

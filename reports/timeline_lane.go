@@ -4,11 +4,11 @@ import (
 	"fmt"
 	"sort"
 
-	"github.com/dispatchsim/dispatchsim/sim"
+	"github.com/dispatchsim/dispatchsim/history"
 )
 
 // drawLane lays out one job's lane at y, laneH tall; big is a zoomed chart.
-func drawLane(id string, e *laneEvents, h *sim.History, fx *faultIndex, y, laneH float64, ax axis, big bool) (laneView, int) {
+func drawLane(id string, e *laneEvents, h *history.History, fx *faultIndex, y, laneH float64, ax axis, big bool) (laneView, int) {
 	scale := 1.0
 	if big {
 		scale = 1.35
@@ -76,15 +76,15 @@ func laneNotes(e *laneEvents, ax axis, top float64) []note {
 	}
 	var cs []cand
 	for _, p := range e.pubs {
-		if !isDispatch(p) {
+		if !p.Dispatch {
 			continue
 		}
 		switch p.Outcome {
-		case sim.PublishStored:
+		case history.PublishStored:
 			cs = append(cs, cand{p.Step, "dispatch", ""})
-		case sim.PublishFailedStored:
+		case history.PublishFailedStored:
 			cs = append(cs, cand{p.Step, "dispatch: stored, error", "warn"})
-		case sim.PublishFailedClean:
+		case history.PublishFailedClean:
 			cs = append(cs, cand{p.Step, "dispatch failed", ""})
 		}
 	}

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/dispatchsim/dispatchsim/sim"
+	"github.com/dispatchsim/dispatchsim/history"
 )
 
 // stepClock maps a step to the virtual time of the last event at or before it.
@@ -16,7 +16,7 @@ type stepClock struct {
 	times []time.Duration
 }
 
-func newStepClock(h *sim.History) stepClock {
+func newStepClock(h *history.History) stepClock {
 	type ev struct {
 		s uint64
 		t time.Duration
@@ -66,18 +66,18 @@ func stateClass(s string) string {
 	return "st-other"
 }
 
-func pubClass(p sim.PublishRecord) string {
+func pubClass(p history.PublishRecord) string {
 	switch p.Outcome {
-	case sim.PublishStored:
-		if isDispatch(p) {
+	case history.PublishStored:
+		if p.Dispatch {
 			return "dispatch"
 		}
 		return "stored"
-	case sim.PublishFailedStored:
+	case history.PublishFailedStored:
 		return "ambiguous"
-	case sim.PublishFailedClean:
+	case history.PublishFailedClean:
 		return "failed"
-	case sim.PublishDeduplicated:
+	case history.PublishDeduplicated:
 		return "dedup"
 	}
 	return "stored"

@@ -8,7 +8,7 @@ import (
 	"unicode"
 
 	"github.com/dispatchsim/dispatchsim/checker"
-	"github.com/dispatchsim/dispatchsim/sim"
+	"github.com/dispatchsim/dispatchsim/history"
 )
 
 // violationView is one violation as the report shows it.
@@ -36,7 +36,7 @@ type faultRef struct {
 // maxViolationFaults caps the faults named per violation (the latest kept).
 const maxViolationFaults = 5
 
-func violationViews(res *checker.Result, h *sim.History, fx *faultIndex) []violationView {
+func violationViews(res *checker.Result, h *history.History, fx *faultIndex) []violationView {
 	out := make([]violationView, 0, len(res.Violations))
 	for _, v := range res.Violations {
 		vv := violationView{Layer: string(v.Layer), Checker: v.Checker, Job: v.Job, Step: v.Step,
@@ -72,7 +72,7 @@ func violationViews(res *checker.Result, h *sim.History, fx *faultIndex) []viola
 // sentence tells a violation in words from the ground truth, e.g. "job j-17
 // published twice: step 311 and step 498; fault PublishFailsAfterStored at
 // step 305".
-func sentence(v checker.Violation, h *sim.History, refs []faultRef) string {
+func sentence(v checker.Violation, h *history.History, refs []faultRef) string {
 	s := v.Message
 	switch v.Checker {
 	case "exactly_once_publish":
@@ -134,16 +134,16 @@ func stepsPhrase(steps []uint64) string {
 
 // dispatchSteps lists the steps at which the broker stored the violating
 // dispatch generation of the job: the one stored at the violation's step.
-func dispatchSteps(h *sim.History, v checker.Violation) []uint64 {
+func dispatchSteps(h *history.History, v checker.Violation) []uint64 {
 	gen := -1
 	for _, p := range h.Publishes {
-		if p.JobID == v.Job && p.Step == v.Step && isDispatch(p) && p.Stored() {
+		if p.JobID == v.Job && p.Step == v.Step && p.Dispatch && p.Stored() {
 			gen = p.Gen
 		}
 	}
 	var steps []uint64
 	for _, p := range h.Publishes {
-		if p.JobID == v.Job && isDispatch(p) && p.Stored() && (gen < 0 || p.Gen == gen) {
+		if p.JobID == v.Job && p.Dispatch && p.Stored() && (gen < 0 || p.Gen == gen) {
 			steps = append(steps, p.Step)
 		}
 	}
@@ -152,7 +152,7 @@ func dispatchSteps(h *sim.History, v checker.Violation) []uint64 {
 
 // executionsOf lists the job's executions of the violating generation under
 // distinct dispatch ids, up to the violation's step.
-func executionsOf(h *sim.History, v checker.Violation) []sim.Execution {
+func executionsOf(h *history.History, v checker.Violation) []history.Execution {
 	gen := -1
 	for _, e := range h.Executions {
 		if e.JobID == v.Job && e.Step == v.Step {
@@ -160,7 +160,7 @@ func executionsOf(h *sim.History, v checker.Violation) []sim.Execution {
 		}
 	}
 	seen := map[string]bool{}
-	var out []sim.Execution
+	var out []history.Execution
 	for _, e := range h.Executions {
 		if e.JobID != v.Job || e.Step > v.Step || (gen >= 0 && e.Gen != gen) || seen[e.DispatchID] {
 			continue
@@ -170,8 +170,6 @@ func executionsOf(h *sim.History, v checker.Violation) []sim.Execution {
 	}
 	return out
 }
-
-func isDispatch(p sim.PublishRecord) bool { return strings.HasPrefix(p.Subject, "worker.") }
 
 func times(n int) string {
 	switch n {

@@ -4,7 +4,6 @@ import (
 	"time"
 
 	"github.com/dispatchsim/dispatchsim/checker"
-	"github.com/dispatchsim/dispatchsim/engine"
 	"github.com/dispatchsim/dispatchsim/faults"
 	"github.com/dispatchsim/dispatchsim/sim"
 )
@@ -79,7 +78,7 @@ func All() []Scenario {
 				cfg.WorkerSpecs = []sim.WorkerSpec{{ID: "w1", Pool: "general", MaxParallel: 4}, {ID: "w2", Pool: "general", MaxParallel: 4}}
 				cfg.Workload.Jobs = 12
 				cfg.Workload.Topics = []string{"default", "gpu"}
-				cfg.Engine = func(c *engine.Config) { c.MaxSchedulingRetries = 5 }
+				cfg.Options.MaxSchedulingRetries = 5
 			},
 			Seeds: SeedRange{First: 3200, Count: 4},
 		},
@@ -149,11 +148,9 @@ func All() []Scenario {
 			Faults:      []faults.Kind{faults.WorkerResultLate, faults.RunningWriteFails},
 			Options:     often(0.3, faults.WorkerResultLate),
 			World: func(cfg *sim.Config) {
-				cfg.Engine = func(e *engine.Config) {
-					e.DispatchTimeout = 20 * time.Second
-					e.RunningTimeout = 40 * time.Second
-					e.ReconcileInterval = 5 * time.Second
-				}
+				cfg.Options.DispatchTimeout = 20 * time.Second
+				cfg.Options.RunningTimeout = 40 * time.Second
+				cfg.Options.ReconcileInterval = 5 * time.Second
 			},
 			Spec:  checker.Spec{DispatchTimeout: 20 * time.Second, ReconcileInterval: 5 * time.Second},
 			Seeds: SeedRange{First: 7000, Count: 10},

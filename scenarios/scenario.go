@@ -12,9 +12,10 @@ import (
 	dto "github.com/prometheus/client_model/go"
 
 	"github.com/dispatchsim/dispatchsim/checker"
-	"github.com/dispatchsim/dispatchsim/engine"
 	"github.com/dispatchsim/dispatchsim/faults"
 	"github.com/dispatchsim/dispatchsim/sim"
+	"github.com/dispatchsim/dispatchsim/sut"
+	"github.com/dispatchsim/dispatchsim/systems/cordum"
 )
 
 // Scenario is one named situation.
@@ -40,6 +41,22 @@ type Scenario struct {
 	Swarm bool
 	// Seeds is the scenario's range in the release suite.
 	Seeds SeedRange
+	// System is the system under test (nil: cordum, our engine).
+	System sut.System
+}
+
+// On returns the scenario run against sys.
+func (s Scenario) On(sys sut.System) Scenario {
+	s.System = sys
+	return s
+}
+
+// system is the scenario's system under test.
+func (s Scenario) system() sut.System {
+	if s.System == nil {
+		return cordum.System{}
+	}
+	return s.System
 }
 
 // SeedRange is a half-open range of seeds [First, First+Count).
@@ -71,7 +88,8 @@ func (s Scenario) FaultOptions(seed uint64) faults.Options {
 
 // Config builds the world configuration of a seed with the given injector.
 func (s Scenario) Config(seed uint64, inj *faults.Injector) sim.Config {
-	cfg := sim.Config{Seed: seed, Injector: inj, Workload: sim.Workload{Jobs: 30, StatusReads: 20, CancelRate: 0.05}}
+	cfg := sim.Config{Seed: seed, Injector: inj, System: s.system(),
+		Workload: sim.Workload{Jobs: 30, StatusReads: 20, CancelRate: 0.05}}
 	cfg.Bus.Dedup = true
 	if s.World != nil {
 		s.World(&cfg)
@@ -128,8 +146,9 @@ func (s Scenario) run(seed uint64, inj *faults.Injector, keepTrace bool) *Outcom
 	w := sim.NewWorld(cfg)
 	res := w.Run()
 	wall := time.Since(start) // determinism-ok: figure
+	bus := w.Config().Bus
 	r := checker.Check(checker.Input{History: res.History, Final: res.Final, DLQ: res.DLQ, Admission: res.Admission, Metrics: w.Metrics(),
-		Spec: s.Spec, RunErr: res.Err})
+		Spec: s.Spec, System: w.Spec(), RunErr: res.Err, Bus: &bus})
 	return &Outcome{Scenario: s.Name, Seed: seed, Checksum: res.Checksum, Steps: res.Steps, Result: r, Run: res,
 		World: w, Plan: inj.Plan(), Fired: inj.Fired(), Branches: branches(w), Wall: wall, Check: r.Figures.CheckDuration}
 }
@@ -152,21 +171,11 @@ func ReplayLine(scenario string, seed uint64) string {
 	return fmt.Sprintf("simrun replay --scenario %s --seed %d", scenario, seed)
 }
 
-// branches counts how often the engine reached each risky branch, from its
-// metrics summed over every replica incarnation.
+// branches counts how often the system reached each risky branch its spec
+// names, from its metrics summed over every replica incarnation.
 func branches(w *sim.World) map[string]int {
-	names := map[string]string{
-		"scheduler_dispatch_rollback_total":         "publish_rollback",
-		"scheduler_dispatch_rollback_failure_total": "rollback_failure",
-		"scheduler_state_read_fail_closed_total":    "fail_closed_read",
-		"scheduler_redelivery_skipped_total":        "redelivery_skipped",
-		"scheduler_lock_fenced_total":               "lock_fenced",
-		"scheduler_unknown_write_total":             "unknown_dispatched_write",
-		"scheduler_result_ignored_total":            "result_ignored",
-		"scheduler_reconciler_timeout_total":        "reconciler_timeout",
-		"gateway_run_admission_total":               "run_429_cleanup",
-		"gateway_idempotency_cleanup_failure_total": "idempotency_cleanup_failure",
-	}
+	spec := w.Spec()
+	names := spec.Metrics.Branches
 	out := map[string]int{}
 	for _, g := range append(w.Metrics(), w.GatewayMetrics()) {
 		families, err := g.Gather()
@@ -180,16 +189,17 @@ func branches(w *sim.World) map[string]int {
 			}
 			for _, m := range f.GetMetric() {
 				key := label
-				if f.GetName() == "gateway_run_admission_total" && !hasLabel(m, "code", "429") {
+				if f.GetName() == spec.Metrics.RejectedRuns && !hasLabel(m, "code", "429") {
 					continue
 				}
-				if f.GetName() == "scheduler_redelivery_skipped_total" {
-					for _, l := range m.GetLabel() {
-						if engine.JobState(l.GetValue()).Terminal() {
-							key = "redelivery_of_terminal"
-						} else {
-							key = "redelivery_in_flight"
-						}
+				for _, l := range m.GetLabel() {
+					if l.GetName() != "state" {
+						continue
+					}
+					if spec.IsTerminal(l.GetValue()) {
+						key = label + "_of_terminal"
+					} else {
+						key = label + "_in_flight"
 					}
 				}
 				out[key] += int(m.GetCounter().GetValue())

@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"fmt"
+	"github.com/dispatchsim/dispatchsim/systems/cordum"
 	"testing"
 	"time"
 
@@ -53,7 +54,7 @@ type machine struct {
 func newMachine(t *rapid.T) *machine {
 	inj := &armedInjector{}
 	seed := rapid.Uint64().Draw(t, "seed")
-	cfg := sim.Config{Seed: seed, Injector: inj, Replicas: 2, Workload: sim.Workload{Scripted: true, RunLimit: 1}}
+	cfg := sim.Config{System: cordum.System{}, Seed: seed, Injector: inj, Replicas: 2, Workload: sim.Workload{Scripted: true, RunLimit: 1}}
 	// An ambiguous publish (PublishFailsAfterStored) duplicates a dispatch by
 	// construction unless the broker de-duplicates: the deployment the engine
 	// is specified for, as in every scenario but ambiguous-publish-no-dedup.
@@ -99,7 +100,7 @@ func (m *machine) actions() map[string]func(*rapid.T) {
 			}
 		},
 		"": func(t *rapid.T) {
-			if vs := checker.CheckInvariants(checker.Input{History: m.w.History()}); len(vs) > 0 {
+			if vs := checker.CheckInvariants(checker.Input{History: m.w.History(), System: m.w.Spec()}); len(vs) > 0 {
 				t.Fatalf("at %s: %s", m.w.Now(), vs[0])
 			}
 		},
@@ -121,7 +122,7 @@ func stateMachine(t *rapid.T) {
 	finished = true
 	res := m.w.Finish()
 	r := checker.Check(checker.Input{History: res.History, Final: res.Final, DLQ: res.DLQ, Admission: res.Admission,
-		Metrics: m.w.Metrics(), RunErr: res.Err})
+		Metrics: m.w.Metrics(), RunErr: res.Err, System: m.w.Spec()})
 	if r.Failed() {
 		t.Fatalf("after the heal phase:\n%s", r.Summary())
 	}

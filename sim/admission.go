@@ -2,15 +2,12 @@ package sim
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math/rand/v2"
-	"sort"
-	"strconv"
-	"strings"
 	"time"
 
-	"github.com/dispatchsim/dispatchsim/engine"
+	"github.com/dispatchsim/dispatchsim/history"
+	"github.com/dispatchsim/dispatchsim/sut"
 )
 
 // workflowOrg and workflowID name the one workflow the run clients start.
@@ -22,18 +19,11 @@ const (
 // Run clients: how long one waits for a reply (RunRequestTimeout), how often
 // it looks, and how many times it tries a key before it gives up.
 const (
-	RunRequestTimeout = 10 * time.Second
+	RunRequestTimeout = history.RunRequestTimeout
 	runReplyPoll      = 250 * time.Millisecond
 	runMaxTries       = 120
 	// runCompleterTick is how often the workflow engine looks for runs that are due.
 	runCompleterTick = 5 * time.Second
-)
-
-// Admission outcomes a run client can tell apart in a 409.
-const (
-	RunReplyInFlight = "in_flight"
-	RunReplyMismatch = "mismatch"
-	RunReplyUsed     = "used"
 )
 
 // scheduleRuns plans workflow-run starts. Clients reuse idempotency keys and
@@ -46,6 +36,9 @@ func (w *World) scheduleRuns(rng *rand.Rand) {
 	keys := wl.RunKeys
 	if keys == 0 {
 		keys = max(wl.Runs/2, 1)
+	}
+	if w.admit == nil {
+		return // the system has no run admission
 	}
 	w.bootAdmission()
 	for i := range wl.Runs {
@@ -101,8 +94,8 @@ func (w *World) startRun(ctx context.Context, client, i int, key string, rng *ra
 
 // requestRun sends one start request to the gateway, which serves it on its
 // own actor: a gateway crash kills the request, and the client sees no reply.
-func (w *World) requestRun(a *Actor, name, key string, payload []byte) (engine.AdmissionResult, bool) {
-	var res engine.AdmissionResult
+func (w *World) requestRun(a *Actor, name, key string, payload []byte) (sut.RunReply, bool) {
+	var res sut.RunReply
 	done := false
 	w.k.Spawn("gateway", name, func(ctx context.Context) {
 		res = w.admit.StartRun(ctx, workflowOrg, workflowID, key, payload)
@@ -120,24 +113,17 @@ func (w *World) requestRun(a *Actor, name, key string, payload []byte) (engine.A
 
 // runReplyOutput is what the client keeps of a reply: the run id of a 200, the
 // reason of a 409.
-func runReplyOutput(res engine.AdmissionResult) string {
-	switch {
-	case res.Status == 200:
+func runReplyOutput(res sut.RunReply) string {
+	if res.Status == 200 {
 		return res.RunID
-	case errors.Is(res.Err, engine.ErrIdempotencyKeyInFlight):
-		return RunReplyInFlight
-	case errors.Is(res.Err, engine.ErrIdempotencyKeyMismatch):
-		return RunReplyMismatch
-	case errors.Is(res.Err, engine.ErrIdempotencyKeyUsed):
-		return RunReplyUsed
 	}
-	return ""
+	return res.Conflict
 }
 
 // retryableRunReply: a 429 (capacity may free), a 409 in flight (the holder may
 // finish or go stale) and any 5xx are worth another try with the same key.
-func retryableRunReply(res engine.AdmissionResult) bool {
-	return res.Status == 429 || res.Status >= 500 || errors.Is(res.Err, engine.ErrIdempotencyKeyInFlight)
+func retryableRunReply(res sut.RunReply) bool {
+	return res.Status == 429 || res.Status >= 500 || res.Conflict == sut.RunInFlight
 }
 
 // completeDueRuns is the workflow engine: every run completes RunDuration after
@@ -146,17 +132,10 @@ func retryableRunReply(res engine.AdmissionResult) bool {
 func (w *World) completeDueRuns(ctx context.Context) {
 	a := ActorOf(ctx)
 	d := max(w.cfg.Workload.RunDuration, 30*time.Second)
-	mr := w.store.mr
 	for {
 		a.SleepUntil(w.k.now + runCompleterTick)
-		members, _ := mr.Members("wf:runs:active:" + workflowOrg)
-		sort.Strings(members)
-		for _, runID := range members {
-			ms, err := strconv.ParseInt(mr.HGet("wf:run:"+runID, "created_at"), 10, 64)
-			if err != nil || w.k.epoch.Add(w.k.now).Sub(time.UnixMilli(ms)) < d {
-				continue
-			}
-			if err := w.admit.CompleteRun(ctx, workflowOrg, runID, engine.RunSucceeded); err != nil {
+		for _, runID := range w.obs.DueRuns(w.store, workflowOrg, w.k.epoch.Add(w.k.now), d) {
+			if err := w.admit.CompleteRun(ctx, workflowOrg, runID); err != nil {
 				w.k.tracef(a.name, "complete run %s: %v", runID, err)
 			}
 		}
@@ -167,7 +146,7 @@ func (w *World) completeDueRuns(ctx context.Context) {
 func (w *World) sweepReservations(ctx context.Context) {
 	a := ActorOf(ctx)
 	for {
-		a.SleepUntil(w.k.now + w.admit.Config().StaleReservationAfter)
+		a.SleepUntil(w.k.now + w.admit.StaleReservationAfter())
 		if n, err := w.admit.SweepStaleReservations(ctx); n > 0 || err != nil {
 			w.k.tracef(a.name, "swept %d stale reservations, err=%v", n, err)
 		}
@@ -175,42 +154,14 @@ func (w *World) sweepReservations(ctx context.Context) {
 }
 
 // AdmissionSnapshot is the run admission state left in the store at the end.
-type AdmissionSnapshot struct {
-	// Keys maps each idempotency key to its stored value ("<run id>|<fingerprint>").
-	Keys map[string]string
-	// Reserved is when each indexed (run-less) reservation was made, in virtual time.
-	Reserved map[string]time.Duration
-	// Runs maps each run id to its stored hash.
-	Runs map[string]map[string]string
-	// StaleAfter is the admission's StaleReservationAfter.
-	StaleAfter time.Duration
-}
+type AdmissionSnapshot = history.AdmissionSnapshot
 
-// snapshotAdmission reads the idempotency keys, reservations and runs straight
-// from miniredis.
+// snapshotAdmission reads the idempotency keys, reservations and runs through
+// the observer.
 func (w *World) snapshotAdmission() AdmissionSnapshot {
-	mr := w.store.mr
-	snap := AdmissionSnapshot{Keys: map[string]string{}, Reserved: map[string]time.Duration{},
-		Runs: map[string]map[string]string{}, StaleAfter: w.admit.Config().StaleReservationAfter}
-	keys := mr.Keys()
-	sort.Strings(keys)
-	for _, key := range keys {
-		switch {
-		case strings.HasPrefix(key, "wf:run:idempotency:"):
-			if v, err := mr.Get(key); err == nil {
-				snap.Keys[strings.TrimPrefix(key, "wf:run:idempotency:")] = v
-			}
-		case key == "wf:run:reservations":
-			members, _ := mr.ZMembers(key)
-			for _, m := range members {
-				score, _ := mr.ZScore(key, m)
-				snap.Reserved[m] = time.UnixMilli(int64(score)).Sub(w.k.epoch)
-			}
-		case strings.HasPrefix(key, "wf:run:"):
-			if h, ok := w.store.hash(key); ok {
-				snap.Runs[strings.TrimPrefix(key, "wf:run:")] = h
-			}
-		}
+	snap := w.obs.Admission(w.store, w.k.epoch)
+	if w.admit != nil {
+		snap.StaleAfter = w.admit.StaleReservationAfter()
 	}
 	return snap
 }

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"context"
+	"github.com/dispatchsim/dispatchsim/systems/cordum"
 	"net"
 	"strconv"
 	"testing"
@@ -25,7 +26,7 @@ func BenchmarkSeed(b *testing.B) {
 	start := time.Now()
 	for i := 0; i < b.N; i++ {
 		seed := uint64(i + 1)
-		res := NewWorld(Config{Seed: seed, Injector: newChaos(seed, 0.02),
+		res := NewWorld(Config{System: cordum.System{}, Seed: seed, Injector: newChaos(seed, 0.02),
 			Workload: Workload{Jobs: 50, StatusReads: 20, CancelRate: 0.05}}).Run()
 		if res.Err != nil {
 			b.Fatal(res.Err)
@@ -116,7 +117,7 @@ func BenchmarkRawRedis(b *testing.B) {
 // BenchmarkHarnessRedis is the same pair of commands from an actor, through the
 // hook: a yield, a fault decision, a trace line and the state observation each.
 func BenchmarkHarnessRedis(b *testing.B) {
-	w := NewWorld(Config{Seed: 1})
+	w := NewWorld(Config{System: cordum.System{}, Seed: 1})
 	defer w.store.close()
 	c := w.store.client("replica-1")
 	w.k.Spawn("replica-1", "bench", func(ctx context.Context) {

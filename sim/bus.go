@@ -9,36 +9,11 @@ import (
 	"strings"
 	"time"
 
-	"github.com/dispatchsim/dispatchsim/engine"
+	"github.com/dispatchsim/dispatchsim/sut"
 )
 
-// BusConfig is the simulated broker's behaviour, modelled on a JetStream
-// deployment. Zero values mean the defaults noted.
-type BusConfig struct {
-	// Dedup drops a publish whose message id was stored within DedupWindow.
-	Dedup       bool
-	DedupWindow time.Duration // 2m
-	AckWait     time.Duration // 10m: an unacked delivery comes back after this
-	MaxDeliver  int           // 100: then the message is terminated
-}
-
-func (c BusConfig) withDefaults() BusConfig {
-	if c.DedupWindow == 0 {
-		c.DedupWindow = 2 * time.Minute
-	}
-	if c.AckWait == 0 {
-		c.AckWait = 10 * time.Minute
-	}
-	if c.MaxDeliver == 0 {
-		c.MaxDeliver = 100
-	}
-	return c
-}
-
-// Handler consumes one message: nil acks it, an error carrying a retry-after
-// delay (engine.AsRetryAfter) NAKs it with that delay, any other error acks and
-// drops it.
-type Handler func(ctx context.Context, data []byte) error
+// Handler consumes one raw message and settles it.
+type Handler func(ctx context.Context, data []byte) sut.Settle
 
 // Bus is the simulated broker: subjects, queue groups (each message goes to one
 // member of each queue), acks, NAK delays, ack-wait redelivery, max deliver and
@@ -50,7 +25,7 @@ type Bus struct {
 	subs    []*subscription
 	seen    map[string]time.Duration // message id -> when stored
 	members []*subscription          // deliver's scratch list
-	// decoded payloads of plain types, by type and bytes (see decode)
+	// decoded payloads of plain types, by handler type and bytes (see decode)
 	decoded map[reflect.Type]map[string]any
 	seq     uint64
 	// inflight counts deliveries not yet settled (acked, dropped or terminated).
@@ -64,58 +39,46 @@ type subscription struct {
 	queue   string // consumer name: one delivery per queue per message
 	group   string // the actor group that runs the handler
 	handler Handler
-	typed   typedHandler // instead of handler: takes the decoded message
+	decoder sut.Handler // instead of handler: takes the decoded message
+	// decoderType keys the decoded values: handlers of one Go type decode alike.
+	decoderType reflect.Type
 }
 
-// typedHandler consumes messages decoded into one Go type. A message is
-// decoded once, on its first delivery to a typedHandler of that type, and the
-// value is shared by every delivery of it (every queue, every redelivery):
-// handlers must not change what they are given.
-type typedHandler interface {
-	valueType() reflect.Type
-	// plainValue is true when the type holds no references (no pointers,
-	// slices, maps or interfaces): a decoded value can then be shared freely.
-	plainValue() bool
-	decode(data []byte) (any, error)
-	handle(ctx context.Context, v any) error
-}
-
-// consume runs the subscription's handler on m.
-func (b *Bus) consume(ctx context.Context, s *subscription, m *message) error {
-	if s.typed == nil {
+// consume runs the subscription's handler on m. A message is decoded once,
+// on its first delivery to a handler of a given type, and the value is shared
+// by every delivery of it (every queue, every redelivery).
+func (b *Bus) consume(ctx context.Context, s *subscription, m *message) sut.Settle {
+	if s.decoder == nil {
 		return s.handler(ctx, m.data)
 	}
-	if t := s.typed.valueType(); m.valueType != t {
-		m.value, m.valueErr = b.decode(s.typed, m.data)
+	if t := s.decoderType; m.valueType != t {
+		m.value, m.valueErr = b.decode(s, m.data)
 		m.valueType = t
 	}
 	if m.valueErr != nil {
-		return m.valueErr
+		return sut.Drop(m.valueErr)
 	}
-	return s.typed.handle(ctx, m.value)
+	return s.decoder.Handle(ctx, m.value)
 }
 
-// maxDecoded bounds the decoded payloads kept per type.
+// maxDecoded bounds the decoded payloads kept per handler type.
 const maxDecoded = 1024
 
-// decode decodes data for h. A plain value is a pure function of the bytes,
-// so identical payloads (a worker's heartbeats repeat) share one decoding.
-func (b *Bus) decode(h typedHandler, data []byte) (any, error) {
-	if !h.plainValue() {
-		return h.decode(data)
-	}
-	t := h.valueType()
-	seen := b.decoded[t]
+// decode decodes data for s. A value that holds no references is a pure
+// function of the bytes, so identical payloads (a worker's heartbeats repeat)
+// share one decoding.
+func (b *Bus) decode(s *subscription, data []byte) (any, error) {
+	seen := b.decoded[s.decoderType]
 	if v, ok := seen[string(data)]; ok {
 		return v, nil
 	}
-	v, err := h.decode(data)
-	if err != nil {
-		return nil, err
+	v, err := s.decoder.Decode(data)
+	if err != nil || !plainType(reflect.TypeOf(v)) {
+		return v, err
 	}
 	if seen == nil || len(seen) >= maxDecoded {
 		seen = map[string]any{}
-		b.decoded[t] = seen
+		b.decoded[s.decoderType] = seen
 	}
 	seen[string(data)] = v
 	return v, nil
@@ -123,6 +86,9 @@ func (b *Bus) decode(h typedHandler, data []byte) (any, error) {
 
 // plainType reports whether values of t hold no references.
 func plainType(t reflect.Type) bool {
+	if t == nil {
+		return false
+	}
 	switch t.Kind() {
 	case reflect.Bool, reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
 		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64,
@@ -154,6 +120,8 @@ type message struct {
 	id      string
 	data    []byte
 	jobID   string
+	// heartbeat marks worker load reports, which have their own fault kind.
+	heartbeat bool
 
 	// the data decoded by a typedHandler, kept for the next delivery
 	valueType reflect.Type
@@ -162,7 +130,7 @@ type message struct {
 }
 
 func newBus(w *World, cfg BusConfig, rng *rand.Rand) *Bus {
-	return &Bus{w: w, cfg: cfg.withDefaults(), rng: rng, seen: map[string]time.Duration{}, unsettled: map[string]InFlight{},
+	return &Bus{w: w, cfg: cfg.WithDefaults(), rng: rng, seen: map[string]time.Duration{}, unsettled: map[string]InFlight{},
 		decoded: map[reflect.Type]map[string]any{}}
 }
 
@@ -172,9 +140,10 @@ func (b *Bus) Subscribe(subject, queue, group string, h Handler) {
 	b.subs = append(b.subs, &subscription{subject: subject, queue: queue, group: group, handler: h})
 }
 
-// subscribeDecoded adds a consumer that takes decoded messages.
-func (b *Bus) subscribeDecoded(subject, queue, group string, h typedHandler) {
-	b.subs = append(b.subs, &subscription{subject: subject, queue: queue, group: group, typed: h})
+// subscribeHandler adds a consumer that takes decoded messages.
+func (b *Bus) subscribeHandler(subject, queue, group string, h sut.Handler) {
+	b.subs = append(b.subs, &subscription{subject: subject, queue: queue, group: group, decoder: h,
+		decoderType: reflect.TypeOf(h)})
 }
 
 // unsubscribeGroup removes a group's subscriptions (before it resubscribes).
@@ -188,29 +157,32 @@ func (b *Bus) unsubscribeGroup(group string) {
 	b.subs = kept
 }
 
-// Publisher returns the engine.Bus a group publishes through.
-func (b *Bus) Publisher(group string) engine.Bus { return publisher{b: b, group: group} }
+// Publisher returns the bus port a group publishes through.
+func (b *Bus) Publisher(group string) sut.Bus { return publisher{b: b, group: group} }
 
 type publisher struct {
 	b     *Bus
 	group string
 }
 
-func (p publisher) Publish(ctx context.Context, subject string, msg engine.Message) error {
+func (p publisher) Publish(ctx context.Context, subject string, msg sut.Message) error {
 	return p.b.publish(ctx, subject, msg)
 }
 
 // publish is a yield point and a fault point.
-func (b *Bus) publish(ctx context.Context, subject string, msg engine.Message) error {
+func (b *Bus) publish(ctx context.Context, subject string, msg sut.Message) error {
 	w, k := b.w, b.w.k
 	a := k.mustCurrent(ctx, "bus publish")
 	if a.exiting {
 		return errActorDead
 	}
 	a.Yield()
-	jobID, gen := w.cfg.MessageJob(subject, msg.Data)
-	rec := PublishRecord{Actor: a.name, Subject: subject, MsgID: msg.ID, JobID: jobID, Gen: gen}
-	p := &Point{Kind: PointPublish, Actor: a.name, Group: a.grp.Name, Subject: subject, MsgID: msg.ID, JobID: jobID}
+	fact := w.obs.Message(subject, msg.Data)
+	jobID := fact.JobID
+	rec := PublishRecord{Actor: a.name, Subject: subject, MsgID: msg.ID, JobID: jobID, Gen: fact.Gen,
+		Dispatch: fact.Dispatch}
+	p := &Point{Kind: PointPublish, Actor: a.name, Group: a.grp.Name, Subject: subject, MsgID: msg.ID, JobID: jobID,
+		Heartbeat: fact.Heartbeat}
 	f, fired := w.fault(p)
 	stored := true
 	if fired {
@@ -240,7 +212,7 @@ func (b *Bus) publish(ctx context.Context, subject string, msg engine.Message) e
 		if failed {
 			rec.Outcome = PublishFailedStored
 		}
-		b.store(subject, msg, jobID)
+		b.store(subject, msg, fact)
 	}
 	w.hist.Publishes = append(w.hist.Publishes, rec)
 	line := append(k.traceStart(a.name), "publish "...)
@@ -264,9 +236,9 @@ func (b *Bus) duplicate(id string) bool {
 	return ok && b.w.k.now-at < b.cfg.DedupWindow
 }
 
-func (b *Bus) store(subject string, msg engine.Message, jobID string) {
+func (b *Bus) store(subject string, msg sut.Message, fact sut.MessageFact) {
 	b.seq++
-	m := &message{seq: b.seq, subject: subject, id: msg.ID, data: msg.Data, jobID: jobID}
+	m := &message{seq: b.seq, subject: subject, id: msg.ID, data: msg.Data, jobID: fact.JobID, heartbeat: fact.Heartbeat}
 	if msg.ID != "" {
 		b.seen[msg.ID] = b.w.k.now
 	}
@@ -318,7 +290,7 @@ func (b *Bus) deliver(m *message, queue string, count int) {
 	clear(members)
 	if b.w.faultsArmed() {
 		p := &Point{Kind: PointDeliver, Actor: "bus", Group: sub.group, Subject: m.subject, MsgID: m.id,
-			JobID: m.jobID, Delivery: count}
+			JobID: m.jobID, Delivery: count, Heartbeat: m.heartbeat}
 		if f, fired := b.w.fault(p); fired {
 			b.w.recordFault(nil, p, f, m.subject)
 			switch f.Effect {
@@ -358,11 +330,11 @@ func (b *Bus) spawnDelivery(m *message, queue string, sub *subscription, count i
 		line = append(append(line, m.subject...), " id="...)
 		line = append(append(line, m.id...), " n="...)
 		k.traceEnd(strconv.AppendInt(line, int64(count), 10))
-		err := b.consume(ctx, sub, m)
+		settle := b.consume(ctx, sub, m)
 		a.Yield() // the ack is a yield point
 		if b.w.faultsArmed() {
 			p := &Point{Kind: PointAck, Actor: a.name, Group: a.grp.Name, Subject: m.subject, MsgID: m.id,
-				JobID: m.jobID, Delivery: count}
+				JobID: m.jobID, Delivery: count, Heartbeat: m.heartbeat}
 			if f, fired := b.w.fault(p); fired {
 				b.w.recordFault(a, p, f, m.subject)
 				switch f.Effect {
@@ -381,14 +353,14 @@ func (b *Bus) spawnDelivery(m *message, queue string, sub *subscription, count i
 		settled = true
 		b.inflight--
 		delete(b.unsettled, name)
-		if err != nil { // checked first: AsRetryAfter allocates even for nil
-			if delay, nak := engine.AsRetryAfter(err); nak {
-				k.tracef(a.name, "nak %s#%d delay=%s", m.subject, m.seq, delay)
-				b.inflight++
-				k.addTimer(k.now+delay, nil, func() { b.inflight--; b.deliver(m, queue, count+1) })
-				return
-			}
-			k.tracef(a.name, "ack (dropped: %v) %s#%d", err, m.subject, m.seq)
+		if delay := settle.NakDelay; delay > 0 {
+			k.tracef(a.name, "nak %s#%d delay=%s", m.subject, m.seq, delay)
+			b.inflight++
+			k.addTimer(k.now+delay, nil, func() { b.inflight--; b.deliver(m, queue, count+1) })
+			return
+		}
+		if settle.Dropped != nil {
+			k.tracef(a.name, "ack (dropped: %v) %s#%d", settle.Dropped, m.subject, m.seq)
 			return
 		}
 		line = append(k.traceStart(a.name), "ack "...)

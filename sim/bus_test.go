@@ -9,13 +9,14 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/dispatchsim/dispatchsim/engine"
+	"github.com/dispatchsim/dispatchsim/sut"
+	"github.com/dispatchsim/dispatchsim/systems/cordum"
 )
 
 // busWorld is a world used only for its kernel and bus (Run is never called).
 func busWorld(t *testing.T, cfg BusConfig) *World {
 	t.Helper()
-	w := NewWorld(Config{Seed: 7, Bus: cfg, KeepTrace: true})
+	w := NewWorld(Config{System: cordum.System{}, Seed: 7, Bus: cfg, KeepTrace: true})
 	t.Cleanup(w.store.close)
 	return w
 }
@@ -24,7 +25,7 @@ func busWorld(t *testing.T, cfg BusConfig) *World {
 func publishAt(w *World, at time.Duration, subject, id string) {
 	w.k.At(at, func() {
 		w.k.Spawn("clients", "pub-"+id, func(ctx context.Context) {
-			_ = w.bus.Publisher("clients").Publish(ctx, subject, engine.Message{ID: id, Data: []byte(`{}`)})
+			_ = w.bus.Publisher("clients").Publish(ctx, subject, sut.Message{ID: id, Data: []byte(`{}`)})
 		})
 	})
 }
@@ -32,10 +33,29 @@ func publishAt(w *World, at time.Duration, subject, id string) {
 type deliveryLog struct{ at []time.Duration }
 
 func (d *deliveryLog) handler(w *World, result func(n int) error) Handler {
-	return func(ctx context.Context, _ []byte) error {
+	return func(ctx context.Context, _ []byte) sut.Settle {
 		d.at = append(d.at, w.k.now)
-		return result(len(d.at))
+		return settleOf(result(len(d.at)))
 	}
+}
+
+// retryAfter is a handler error asking for redelivery after delay.
+type retryAfter struct {
+	err   error
+	delay time.Duration
+}
+
+func (r *retryAfter) Error() string { return r.err.Error() }
+
+func settleOf(err error) sut.Settle {
+	var ra *retryAfter
+	switch {
+	case err == nil:
+		return sut.Ack()
+	case errors.As(err, &ra):
+		return sut.NakAfter(ra.delay)
+	}
+	return sut.Drop(err)
 }
 
 func TestBusNakRedeliversAfterDelay(t *testing.T) {
@@ -43,7 +63,7 @@ func TestBusNakRedeliversAfterDelay(t *testing.T) {
 	var log deliveryLog
 	w.bus.Subscribe("s", "q", "g", log.handler(w, func(n int) error {
 		if n < 3 {
-			return &engine.RetryAfterError{Err: errors.New("busy"), Delay: 7 * time.Second}
+			return &retryAfter{err: errors.New("busy"), delay: 7 * time.Second}
 		}
 		return nil
 	}))
@@ -55,7 +75,7 @@ func TestBusNakRedeliversAfterDelay(t *testing.T) {
 func TestBusRedeliversUnackedAfterAckWait(t *testing.T) {
 	w := busWorld(t, BusConfig{AckWait: time.Minute})
 	var log deliveryLog
-	w.bus.Subscribe("s", "q", "g", func(ctx context.Context, data []byte) error {
+	w.bus.Subscribe("s", "q", "g", func(ctx context.Context, data []byte) sut.Settle {
 		log.at = append(log.at, w.k.now)
 		if len(log.at) == 1 {
 			// The consumer dies before it acks and comes straight back.
@@ -63,7 +83,7 @@ func TestBusRedeliversUnackedAfterAckWait(t *testing.T) {
 			w.k.RestartGroup("g")
 			ActorOf(ctx).exitIfDead()
 		}
-		return nil
+		return sut.Ack()
 	})
 	publishAt(w, 0, "s", "m1")
 	require.NoError(t, w.k.Run(time.Hour, nil))
@@ -113,7 +133,7 @@ func TestBusMaxDeliverTerminates(t *testing.T) {
 	w := busWorld(t, BusConfig{MaxDeliver: 4})
 	var log deliveryLog
 	w.bus.Subscribe("s", "q", "g", log.handler(w, func(int) error {
-		return &engine.RetryAfterError{Err: errors.New("never"), Delay: time.Second}
+		return &retryAfter{err: errors.New("never"), delay: time.Second}
 	}))
 	publishAt(w, 0, "s", "m1")
 	require.NoError(t, w.k.Run(time.Hour, nil))
@@ -154,7 +174,7 @@ func TestPublishFaultsRecordGroundTruth(t *testing.T) {
 	for i := range 3 {
 		w.k.At(time.Duration(i)*time.Second, func() {
 			w.k.Spawn("clients", "pub", func(ctx context.Context) {
-				errs = append(errs, w.bus.Publisher("clients").Publish(ctx, "s", engine.Message{Data: []byte(`{}`)}))
+				errs = append(errs, w.bus.Publisher("clients").Publish(ctx, "s", sut.Message{Data: []byte(`{}`)}))
 			})
 		})
 	}
@@ -173,15 +193,15 @@ type injectorFunc func(p *Point) (Fault, bool)
 
 func (f injectorFunc) At(p *Point) (Fault, bool) { return f(p) }
 
-// countingDecoder is a typedHandler of T that counts its decodings.
+// countingDecoder is a sut.Handler of T that counts its decodings.
 type countingDecoder[T any] struct {
-	jsonHandler[T]
+	sut.Handler
 	decodes *int
 }
 
-func (c countingDecoder[T]) decode(data []byte) (any, error) {
+func (c countingDecoder[T]) Decode(data []byte) (any, error) {
 	*c.decodes++
-	return c.jsonHandler.decode(data)
+	return c.Handler.Decode(data)
 }
 
 // A message is decoded once for all its queues; a plain payload seen before
@@ -194,18 +214,18 @@ func TestBusDecodesOnce(t *testing.T) {
 	var gotSlice []withSlice
 	w := busWorld(t, BusConfig{})
 	for _, q := range []string{"q1", "q2"} {
-		w.bus.subscribeDecoded("p", q, "g", countingDecoder[plain]{
-			jsonHandler: decoded("decode", func(_ context.Context, v plain) error {
+		w.bus.subscribeHandler("p", q, "g", countingDecoder[plain]{
+			Handler: sut.JSON("decode", func(_ context.Context, v plain) sut.Settle {
 				gotPlain = append(gotPlain, v)
-				return nil
-			}).(jsonHandler[plain]),
+				return sut.Ack()
+			}),
 			decodes: &plainDecodes,
 		})
-		w.bus.subscribeDecoded("s", q, "g", countingDecoder[withSlice]{
-			jsonHandler: decoded("decode", func(_ context.Context, v withSlice) error {
+		w.bus.subscribeHandler("s", q, "g", countingDecoder[withSlice]{
+			Handler: sut.JSON("decode", func(_ context.Context, v withSlice) sut.Settle {
 				gotSlice = append(gotSlice, v)
-				return nil
-			}).(jsonHandler[withSlice]),
+				return sut.Ack()
+			}),
 			decodes: &sliceDecodes,
 		})
 	}
@@ -216,7 +236,7 @@ func TestBusDecodesOnce(t *testing.T) {
 		}
 		w.k.At(time.Duration(i)*time.Second, func() {
 			w.k.Spawn("clients", "pub", func(ctx context.Context) {
-				_ = w.bus.Publisher("clients").Publish(ctx, subject, engine.Message{Data: data})
+				_ = w.bus.Publisher("clients").Publish(ctx, subject, sut.Message{Data: data})
 			})
 		})
 	}
@@ -225,6 +245,6 @@ func TestBusDecodesOnce(t *testing.T) {
 	require.Equal(t, 1, plainDecodes, "identical plain payloads decode once")
 	require.Len(t, gotSlice, 4)
 	require.Equal(t, 2, sliceDecodes, "a payload with references decodes once per message")
-	require.True(t, plainType(reflect.TypeFor[engine.Heartbeat]()))
-	require.False(t, plainType(reflect.TypeFor[engine.JobPacket]()))
+	require.True(t, plainType(reflect.TypeFor[sut.Dispatch]()))
+	require.False(t, plainType(reflect.TypeFor[sut.Job]()))
 }

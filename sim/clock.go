@@ -5,10 +5,10 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/dispatchsim/dispatchsim/engine"
+	"github.com/dispatchsim/dispatchsim/sut"
 )
 
-// Clock is a group's view of virtual time, implementing engine.Clock. Skew
+// Clock is a group's view of virtual time, implementing sut.Clock. Skew
 // shifts what Now reports (a replica whose clock runs ahead); durations are
 // unaffected.
 type Clock struct {
@@ -18,7 +18,7 @@ type Clock struct {
 	timers int
 }
 
-var _ engine.Clock = (*Clock)(nil)
+var _ sut.Clock = (*Clock)(nil)
 
 // NewClock returns the clock of a group.
 func (k *Kernel) NewClock(group string, skew time.Duration) *Clock {
@@ -41,7 +41,7 @@ func (c *Clock) Sleep(ctx context.Context, d time.Duration) error {
 }
 
 // AfterFunc runs f as a new actor of the clock's group after d.
-func (c *Clock) AfterFunc(d time.Duration, f func(ctx context.Context)) engine.Timer {
+func (c *Clock) AfterFunc(d time.Duration, f func(ctx context.Context)) sut.Timer {
 	c.timers++
 	name := fmt.Sprintf("timer#%d", c.timers)
 	k := c.k

@@ -3,6 +3,7 @@ package sim
 import (
 	"context"
 	"fmt"
+	"github.com/dispatchsim/dispatchsim/systems/cordum"
 	"sort"
 	"strings"
 	"testing"
@@ -17,7 +18,7 @@ import (
 // order the actor used.
 func mapOrderRun(t *testing.T, fromMap bool) ([]byte, uint64, []string) {
 	t.Helper()
-	w := NewWorld(Config{Seed: 7, KeepTrace: true})
+	w := NewWorld(Config{System: cordum.System{}, Seed: 7, KeepTrace: true})
 	t.Cleanup(w.store.close)
 	c := w.store.client("meta")
 	keys := map[string]bool{}

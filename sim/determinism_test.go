@@ -3,6 +3,7 @@ package sim
 import (
 	"bytes"
 	"fmt"
+	"github.com/dispatchsim/dispatchsim/systems/cordum"
 	"math/rand/v2"
 	"runtime"
 	"testing"
@@ -57,7 +58,7 @@ func (c *chaos) SetupWorld(w *World) {
 }
 
 func chaosWorld(seed uint64, keep bool) *World {
-	return NewWorld(Config{Seed: seed, KeepTrace: keep, Injector: newChaos(seed, 0.02),
+	return NewWorld(Config{System: cordum.System{}, Seed: seed, KeepTrace: keep, Injector: newChaos(seed, 0.02),
 		ReplicaSkew: []time.Duration{0, 150 * time.Millisecond, -80 * time.Millisecond},
 		Workload:    Workload{Jobs: 20, StatusReads: 10, CancelRate: 0.1, Topics: []string{"default", "gpu"}, Runs: 8}})
 }
@@ -94,7 +95,7 @@ func TestNoGoroutineLeaksAcrossSeeds(t *testing.T) {
 	runtime.GC()
 	base := runtime.NumGoroutine()
 	for s := 1; s <= seeds; s++ {
-		w := NewWorld(Config{Seed: uint64(s), Injector: newChaos(uint64(s), 0.02),
+		w := NewWorld(Config{System: cordum.System{}, Seed: uint64(s), Injector: newChaos(uint64(s), 0.02),
 			Workload: Workload{Jobs: 3}, FaultPhase: 2 * time.Minute, Drain: time.Minute})
 		require.NoError(t, w.Run().Err, "seed %d", s)
 	}

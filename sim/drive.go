@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/dispatchsim/dispatchsim/engine"
+	"github.com/dispatchsim/dispatchsim/sut"
 )
 
 // Driving a world step by step: between calls to Advance, a driver (a
@@ -26,7 +26,7 @@ func (w *World) nextClient() int {
 func (w *World) Submit(topic string) string {
 	client := w.nextClient()
 	id := fmt.Sprintf("x-%d", client)
-	req := engine.JobRequest{JobID: id, Topic: topic}
+	req := sut.Job{ID: id, Topic: topic}
 	if topic == "gpu" {
 		req.Requires = []string{"gpu"}
 	}
@@ -53,6 +53,9 @@ func (w *World) Cancel(jobID string) {
 // retrying as the planned run clients do. The first call registers the
 // workflow and starts the workflow engine and the sweeper.
 func (w *World) StartRun(key string) {
+	if w.admit == nil {
+		return // the system has no run admission
+	}
 	w.bootAdmission()
 	client := w.nextClient()
 	rng := w.seeds.Child(fmt.Sprintf("run-client-%d", client))

@@ -1,17 +1,9 @@
 package sim
 
-import "time"
+import (
+	"time"
 
-// PointKind names a fault point of the simulator.
-type PointKind string
-
-// The fault points.
-const (
-	PointRedis   PointKind = "redis"   // before a store command of an engine or gateway actor
-	PointPublish PointKind = "publish" // before a bus publish
-	PointDeliver PointKind = "deliver" // the bus hands a message to a subscriber
-	PointAck     PointKind = "ack"     // a handler returned; the ack is about to reach the broker
-	PointWorker  PointKind = "worker"  // a worker finished a job and is about to report it
+	"github.com/dispatchsim/dispatchsim/sut"
 )
 
 // Point describes where the simulator is asking for a fault.
@@ -27,35 +19,19 @@ type Point struct {
 	Key   string // first key, if any
 	Args  []any
 	Write bool // the command may change data (scripts count as writes)
+	// Fact is what the system's observer says the command does.
+	Fact sut.CommandFact
+	// Spec is the system's spec, for matching facts against its states.
+	Spec *sut.Spec
 
 	// Bus
 	Subject  string
 	MsgID    string
 	JobID    string // the job a dispatch, request or result is about
 	Delivery int    // delivery count of the message (1 = first)
+	// Heartbeat marks a worker's load report (the observer's fact).
+	Heartbeat bool
 }
-
-// Effect is what the simulator does when a fault fires.
-type Effect string
-
-// The effects the simulator can apply. Which effects apply at which point:
-// Redis: FailBeforeApply, ReplyLostAfterApply, Delay, Crash, CrashAfterApply, Pause.
-// Publish: FailClean, FailStored, Delay, Crash. Deliver: Duplicate, Delay.
-// Ack: AckLost, Crash. Worker: Crash, DuplicateResult, Delay, RetryableAfterSuccess.
-const (
-	EffectFailBeforeApply       Effect = "fail_before_apply"
-	EffectReplyLostAfterApply   Effect = "reply_lost_after_apply"
-	EffectDelay                 Effect = "delay"
-	EffectCrash                 Effect = "crash"
-	EffectCrashAfterApply       Effect = "crash_after_apply"
-	EffectPause                 Effect = "pause"
-	EffectFailClean             Effect = "fail_clean"
-	EffectFailStored            Effect = "fail_stored"
-	EffectDuplicate             Effect = "duplicate"
-	EffectAckLost               Effect = "ack_lost"
-	EffectDuplicateResult       Effect = "duplicate_result"
-	EffectRetryableAfterSuccess Effect = "retryable_after_success"
-)
 
 // Fault is a decision to inject: its catalog name, the effect, and a duration
 // for Delay and Pause.

@@ -2,7 +2,7 @@ package sim
 
 import (
 	"sort"
-	"strings"
+	"strconv"
 	"time"
 )
 
@@ -58,24 +58,17 @@ func (w *World) RunToStep(step uint64) (WorldState, error) {
 
 // Inspect reads the world's state straight from the store and the kernel.
 func (w *World) Inspect() WorldState {
-	k, mr := w.k, w.store.mr
+	k := w.k
 	st := WorldState{Step: k.step, Time: k.now}
-	keys := mr.Keys()
-	sort.Strings(keys)
-	for _, key := range keys {
-		if id, ok := w.cfg.JobIDFromKey(key); ok {
-			if h, ok := w.store.hash(key); ok {
-				st.Jobs = append(st.Jobs, JobView{ID: id, State: h["state"], Version: h["version"],
-					Attempts: h["attempts"], DispatchGen: h["dispatch_gen"], DispatchID: h["dispatch_id"]})
-			}
-			continue
+	for _, key := range w.store.Keys() {
+		if id, ok := w.obs.JobKey(key); ok {
+			j := w.obs.Job(w.store, key)
+			st.Jobs = append(st.Jobs, JobView{ID: id, State: j.State, Version: strconv.FormatInt(j.Version, 10),
+				Attempts: strconv.Itoa(j.Attempts), DispatchGen: strconv.Itoa(j.Gen), DispatchID: j.DispatchID})
 		}
-		// The engine's locks (per job, per org admission) live under cordum:.
-		if strings.HasPrefix(key, "cordum:") {
-			if tok, err := mr.Get(key); err == nil {
-				st.Locks = append(st.Locks, LockView{Key: key, Token: tok, TTL: mr.TTL(key)})
-			}
-		}
+	}
+	for _, l := range w.obs.Locks(w.store) {
+		st.Locks = append(st.Locks, LockView{Key: l.Key, Token: l.Token, TTL: l.TTL})
 	}
 	names := make([]string, 0, len(w.bus.unsettled))
 	for name := range w.bus.unsettled {

@@ -2,23 +2,22 @@ package sim
 
 import (
 	"context"
+	"github.com/dispatchsim/dispatchsim/systems/cordum"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
-
-	"github.com/dispatchsim/dispatchsim/engine"
 )
 
 // A replica paused longer than the lock TTL loses its job lock in virtual time;
 // another replica takes the lock over, and the paused one's later write is
 // fenced off when it wakes.
 func TestLockExpiresUnderPausedReplica(t *testing.T) {
-	w := NewWorld(Config{Seed: 3, KeepTrace: true})
+	w := NewWorld(Config{System: cordum.System{}, Seed: 3, KeepTrace: true})
 	t.Cleanup(w.store.close)
 	k := w.k
-	lockKey := engine.JobLockKey("j-x")
+	lockKey := "cordum:scheduler:job:j-x" // the engine's job lock
 	c1 := w.store.client("replica-1")
 	c2 := w.store.client("replica-2")
 	var takenOver bool
@@ -59,7 +58,7 @@ func TestLockExpiresUnderPausedReplica(t *testing.T) {
 // A run that can never progress is reported as a deadlock with the trace tail,
 // not a hang.
 func TestDeadlockIsReported(t *testing.T) {
-	w := NewWorld(Config{Seed: 1, KeepTrace: true})
+	w := NewWorld(Config{System: cordum.System{}, Seed: 1, KeepTrace: true})
 	t.Cleanup(w.store.close)
 	k := w.k
 	k.Spawn("g", "stuck", func(ctx context.Context) {
@@ -78,7 +77,7 @@ func TestDeadlockIsReported(t *testing.T) {
 // A store call from a goroutine that does not hold the baton is a harness bug
 // and stops the run.
 func TestStoreCallWithoutBatonPanics(t *testing.T) {
-	w := NewWorld(Config{Seed: 1})
+	w := NewWorld(Config{System: cordum.System{}, Seed: 1})
 	t.Cleanup(w.store.close)
 	c := w.store.client("replica-1")
 	require.PanicsWithValue(t, "sim: redis get from a context that carries no actor", func() {
@@ -90,15 +89,22 @@ func TestStoreCallWithoutBatonPanics(t *testing.T) {
 // virtual time far beyond the wall time it took.
 func TestEngineRunsOnVirtualTime(t *testing.T) {
 	start := time.Now()
-	w := NewWorld(Config{Seed: 9, Workload: Workload{Jobs: 5}})
-	res := w.Run()
+	w := NewWorld(Config{System: cordum.System{}, Seed: 9, Workload: Workload{Jobs: 5}})
+	w.Start()
+	require.NoError(t, w.Advance(10*time.Minute))
+	jobs := 0
+	for _, key := range w.store.Keys() {
+		if _, ok := w.obs.JobKey(key); ok {
+			jobs++
+			updated := w.store.Field(key, "updated_at")
+			require.True(t, strings.HasPrefix(updated, "1767"), "timestamps come from the virtual epoch (2026-01-01): %s", updated)
+		}
+	}
+	require.Equal(t, 5, jobs)
+	res := w.Finish()
 	require.NoError(t, res.Err)
 	wall := time.Since(start)
 	require.Greater(t, res.History.End, 100*wall, "virtual %s vs wall %s", res.History.End, wall)
-	for _, h := range res.Final {
-		updated := h["updated_at"]
-		require.True(t, strings.HasPrefix(updated, "1767"), "timestamps come from the virtual epoch (2026-01-01): %s", updated)
-	}
 }
 
 func TestParseSeed(t *testing.T) {

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"context"
+	"github.com/dispatchsim/dispatchsim/systems/cordum"
 	"net"
 	"os"
 	"strings"
@@ -51,7 +52,7 @@ func TestScriptsCannotLeakState(t *testing.T) {
 	}
 
 	t.Run("simulated", func(t *testing.T) {
-		w := NewWorld(Config{Seed: 1})
+		w := NewWorld(Config{System: cordum.System{}, Seed: 1})
 		defer w.store.close()
 		rdb := redis.NewClient(&redis.Options{Addr: "miniredis", Protocol: 2, MaxRetries: -1,
 			Dialer: func(context.Context, string, string) (net.Conn, error) { return w.store.mr.Dial() }})

@@ -5,14 +5,17 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"strconv"
+	"sort"
 	"strings"
+	"time"
 
 	"github.com/alicebob/miniredis/v2"
 	"github.com/redis/go-redis/v9"
 	"github.com/redis/go-redis/v9/maintnotifications"
 
-	"github.com/dispatchsim/dispatchsim/engine"
+	"github.com/dispatchsim/dispatchsim/history"
+
+	"github.com/dispatchsim/dispatchsim/sut"
 )
 
 // ErrInjected is the error a store command returns when a fault fires.
@@ -46,7 +49,7 @@ func newStore(w *World, seed uint64) *store {
 
 // observed is the last committed state and version seen for a job.
 type observed struct {
-	state   engine.JobState
+	state   string
 	version int64
 }
 
@@ -75,9 +78,47 @@ func (s *store) client(group string) *redis.Client {
 	return c
 }
 
-// hash reads a whole hash straight from miniredis (no client, no yield); ok is
-// false when key holds no hash.
-func (s *store) hash(key string) (map[string]string, bool) {
+// The store is the observers' sut.View: reads straight from miniredis, no
+// client, no yield, no fault.
+var _ sut.View = (*store)(nil)
+
+// Keys lists every key, sorted.
+func (s *store) Keys() []string {
+	keys := s.mr.Keys()
+	sort.Strings(keys)
+	return keys
+}
+
+// Get reads a string key.
+func (s *store) Get(key string) (string, bool) {
+	v, err := s.mr.Get(key)
+	return v, err == nil
+}
+
+// Members reads a set.
+func (s *store) Members(key string) []string {
+	m, _ := s.mr.Members(key)
+	return m
+}
+
+// ZScores reads a sorted set.
+func (s *store) ZScores(key string) map[string]float64 {
+	members, _ := s.mr.ZMembers(key)
+	out := make(map[string]float64, len(members))
+	for _, m := range members {
+		out[m], _ = s.mr.ZScore(key, m)
+	}
+	return out
+}
+
+// Field reads one hash field.
+func (s *store) Field(key, field string) string { return s.mr.HGet(key, field) }
+
+// TTL is a key's remaining time to live.
+func (s *store) TTL(key string) time.Duration { return s.mr.TTL(key) }
+
+// Hash reads a whole hash; ok is false when key holds no hash.
+func (s *store) Hash(key string) (map[string]string, bool) {
 	fields, err := s.mr.HKeys(key)
 	if err != nil {
 		return nil, false
@@ -151,7 +192,7 @@ func (h *storeHook) countFailedJobRead(ctx context.Context, cmd redis.Cmder, err
 		return
 	}
 	w := h.s.w
-	if _, ok := w.cfg.JobIDFromKey(firstKey(name, cmd.Args())); ok {
+	if _, ok := w.obs.JobKey(firstKey(name, cmd.Args())); ok {
 		w.hist.Redis.FailedJobReads++
 	}
 }
@@ -185,7 +226,7 @@ func (h *storeHook) process(next redis.ProcessHook) redis.ProcessHook {
 		var target string // only a fault needs it as a string
 		if w.faultsArmed() {
 			p = &Point{Kind: PointRedis, Actor: a.name, Group: a.grp.Name, Cmd: name, Args: args,
-				Write: !readOnly[name], Key: firstKey(name, args)}
+				Write: !readOnly[name], Key: firstKey(name, args), Fact: w.obs.Command(name, args)}
 			if f, fired = w.fault(p); fired {
 				target = h.describe(name, args)
 			}
@@ -248,12 +289,12 @@ func (h *storeHook) observe(a *Actor, cmd redis.Cmder) {
 		if !ok {
 			continue
 		}
-		id, ok := w.cfg.JobIDFromKey(key)
+		id, ok := w.obs.JobKey(key)
 		if !ok {
 			continue
 		}
-		st := engine.JobState(h.s.mr.HGet(key, "state"))
-		v, _ := strconv.ParseInt(h.s.mr.HGet(key, "version"), 10, 64)
+		job := w.obs.Job(h.s, key)
+		st, v := job.State, job.Version
 		prev := h.s.states[id]
 		if st == prev.state && v == prev.version {
 			continue
@@ -261,16 +302,9 @@ func (h *storeHook) observe(a *Actor, cmd redis.Cmder) {
 		h.s.states[id] = observed{state: st, version: v}
 		w.hist.States = append(w.hist.States, StateChange{Step: w.k.step, Time: w.k.now, Actor: a.name,
 			JobID: id, From: prev.state, To: st, Version: v})
-		w.k.tracef(a.name, "state %s %s -> %s v%d", id, stateOrNone(prev.state), st, v)
+		w.k.tracef(a.name, "state %s %s -> %s v%d", id, history.StateOrNone(prev.state), st, v)
 		w.onState(id, st)
 	}
-}
-
-func stateOrNone(s engine.JobState) string {
-	if s == "" {
-		return "<none>"
-	}
-	return string(s)
 }
 
 // firstKey returns the first key a command names.

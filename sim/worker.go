@@ -2,12 +2,11 @@ package sim
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"time"
 
-	"github.com/dispatchsim/dispatchsim/engine"
+	"github.com/dispatchsim/dispatchsim/sut"
 )
 
 // WorkerSpec describes one simulated worker.
@@ -66,29 +65,46 @@ func (w *World) startWorker(wk *worker) {
 	wk.seen = map[string]bool{}
 	w.k.RestartGroup(wk.group)
 	w.bus.unsubscribeGroup(wk.group)
-	w.bus.subscribeDecoded(engine.WorkerSubject(wk.spec.ID), wk.group, wk.group, decoded("decode job packet", wk.accept))
+	w.bus.subscribeHandler(w.proto.Subject(wk.spec.ID), wk.group, wk.group, dispatchHandler{wk})
 	w.k.Spawn(wk.group, "heartbeat", wk.heartbeatLoop)
 }
 
-func (wk *worker) accept(ctx context.Context, pkt engine.JobPacket) error {
-	key := fmt.Sprintf("%s/%d", pkt.JobID, pkt.DispatchGen)
+// dispatchHandler decodes dispatches with the system's worker protocol.
+type dispatchHandler struct{ wk *worker }
+
+func (h dispatchHandler) Decode(data []byte) (any, error) {
+	d, err := h.wk.w.proto.DecodeDispatch(data)
+	if err != nil {
+		return nil, fmt.Errorf("decode job packet: %w", err)
+	}
+	return d, nil
+}
+
+func (h dispatchHandler) Handle(ctx context.Context, v any) sut.Settle {
+	return h.wk.accept(ctx, v.(sut.Dispatch))
+}
+
+// accept runs a dispatch as its own actor; the idempotent consumer runs a
+// (job, generation) once per process lifetime.
+func (wk *worker) accept(ctx context.Context, pkt sut.Dispatch) sut.Settle {
+	key := fmt.Sprintf("%s/%d", pkt.JobID, pkt.Gen)
 	if !wk.w.cfg.Workers.NoDedup && wk.seen[key] {
 		wk.w.k.tracef(ActorOf(ctx).name, "worker skips duplicate %s", key)
-		return nil
+		return sut.Ack()
 	}
 	wk.seen[key] = true
 	wk.active++
 	wk.w.k.Spawn(wk.group, "run-"+key, func(ctx context.Context) { wk.run(ctx, pkt) })
-	return nil
+	return sut.Ack()
 }
 
-func (wk *worker) run(ctx context.Context, pkt engine.JobPacket) {
+func (wk *worker) run(ctx context.Context, pkt sut.Dispatch) {
 	w, k := wk.w, wk.w.k
 	a := ActorOf(ctx)
 	prof := w.cfg.Workers
 	w.hist.Executions = append(w.hist.Executions, Execution{Step: k.step, Time: k.now, Worker: wk.spec.ID,
-		JobID: pkt.JobID, Gen: pkt.DispatchGen, DispatchID: pkt.DispatchID})
-	k.tracef(a.name, "execute %s gen=%d", pkt.JobID, pkt.DispatchGen)
+		JobID: pkt.JobID, Gen: pkt.Gen, DispatchID: pkt.ID})
+	k.tracef(a.name, "execute %s gen=%d", pkt.JobID, pkt.Gen)
 	span := int64(prof.JobDurationMax - prof.JobDurationMin)
 	d := prof.JobDurationMin
 	if span > 0 {
@@ -96,14 +112,14 @@ func (wk *worker) run(ctx context.Context, pkt engine.JobPacket) {
 	}
 	a.SleepUntil(k.now + d)
 
-	status := engine.ResultSucceeded
+	status := sut.Succeeded
 	switch r := wk.rng.Float64(); {
 	case r < prof.FailRate:
-		status = engine.ResultFailed
+		status = sut.Failed
 	case r < prof.FailRate+prof.RetryableRate:
-		status = engine.ResultFailedRetryable
+		status = sut.FailedRetryable
 	}
-	results := []string{status}
+	results := []sut.Outcome{status}
 	p := &Point{Kind: PointWorker, Actor: a.name, Group: wk.group, JobID: pkt.JobID}
 	if f, fired := w.fault(p); fired {
 		w.recordFault(a, p, f, pkt.JobID)
@@ -117,17 +133,15 @@ func (wk *worker) run(ctx context.Context, pkt engine.JobPacket) {
 			results = append(results, status)
 		case EffectRetryableAfterSuccess:
 			// Seed 004: the job completed, then teardown hit a retryable error.
-			results = []string{engine.ResultSucceeded, engine.ResultFailedRetryable}
+			results = []sut.Outcome{sut.Succeeded, sut.FailedRetryable}
 		}
 	}
 	pub := w.bus.Publisher(wk.group)
 	for _, st := range results {
-		res := engine.JobResult{JobID: pkt.JobID, WorkerID: wk.spec.ID, Status: st,
-			ResultPtr: "mem://" + pkt.JobID + "/" + shortSHA(pkt.DispatchID), DispatchGen: pkt.DispatchGen}
-		b, _ := json.Marshal(res)
+		subject, msg := w.proto.Result(pkt, wk.spec.ID, st)
 		// A result the broker refused is retried, as a worker's client would.
 		for try := 0; try < 5; try++ {
-			if err := pub.Publish(ctx, engine.SubjectResult, engine.Message{Data: b}); err == nil {
+			if err := pub.Publish(ctx, subject, msg); err == nil {
 				break
 			}
 			a.SleepUntil(k.now + time.Second)
@@ -155,10 +169,9 @@ func (wk *worker) heartbeatLoop(ctx context.Context) {
 	a := ActorOf(ctx)
 	pub := w.bus.Publisher(wk.group)
 	for {
-		hb := engine.Heartbeat{WorkerID: wk.spec.ID, Pool: wk.spec.Pool, Active: wk.active,
-			MaxParallel: wk.spec.MaxParallel, CPU: wk.spec.CPU + float64(wk.rng.IntN(10)), GPU: wk.spec.GPU}
-		b, _ := json.Marshal(hb)
-		_ = pub.Publish(ctx, engine.SubjectHeartbeat, engine.Message{Data: b})
+		subject, msg := w.proto.Heartbeat(sut.Heartbeat{WorkerID: wk.spec.ID, Pool: wk.spec.Pool, Active: wk.active,
+			Parallel: wk.spec.MaxParallel, CPU: wk.spec.CPU + float64(wk.rng.IntN(10)), GPU: wk.spec.GPU})
+		_ = pub.Publish(ctx, subject, msg)
 		a.SleepUntil(k.now + w.cfg.Workers.HeartbeatInterval)
 	}
 }

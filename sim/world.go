@@ -2,18 +2,15 @@ package sim
 
 import (
 	"context"
-	"encoding/json"
+	"errors"
 	"fmt"
 	"math/rand/v2"
-	"reflect"
-	"sort"
-	"strings"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/redis/go-redis/v9"
 
-	"github.com/dispatchsim/dispatchsim/engine"
+	"github.com/dispatchsim/dispatchsim/sut"
 )
 
 // Config describes a world. Zero values mean the defaults noted, filled in by
@@ -24,19 +21,19 @@ type Config struct {
 	// Workers and their pools; default 3 general workers and 1 GPU worker.
 	WorkerSpecs []WorkerSpec
 	Workers     WorkerProfile
-	Routing     *engine.Routing // default: topic "default" -> pool "general", "gpu" -> "gpu-pool"
 	Bus         BusConfig
 	Workload    Workload
-	// Engine adjusts each replica's engine configuration (timeouts, retry caps).
-	Engine func(*engine.Config)
-	// Admission adjusts the gateway's run admission configuration.
-	Admission func(*engine.AdmissionConfig)
+	// System is the system under test (required).
+	System sut.System `json:"-"`
+	// Options are the system's settings: timeouts, retry cap, routing (default:
+	// topic "default" -> pool "general", "gpu" -> "gpu-pool"), run limit.
+	Options sut.Options
 	// ReplicaSkew shifts replica i's clock (missing entries: none).
 	ReplicaSkew []time.Duration
 	// ReplicaRestartAfter is how long a crashed replica stays down (20s).
 	ReplicaRestartAfter time.Duration
 
-	Injector Injector
+	Injector Injector `json:"-"`
 	// FaultPhase is how long faults may fire (10m); the heal phase follows.
 	FaultPhase time.Duration
 	// HealBound is how long the heal phase may take for every job to end (30m).
@@ -48,12 +45,6 @@ type Config struct {
 	KeepTrace bool
 	// WatchdogWall stops a run whose actor blocks outside the kernel (10s).
 	WatchdogWall time.Duration
-
-	// JobIDFromKey recognises job keys in store commands (engine.JobIDFromKey);
-	// MessageJob finds the job a bus message is about. Replace both to drive
-	// another engine that speaks Redis and a bus.
-	JobIDFromKey func(key string) (string, bool)
-	MessageJob   func(subject string, data []byte) (jobID string, gen int)
 }
 
 // Workload is what gateway clients do.
@@ -89,12 +80,16 @@ func (c Config) withDefaults() Config {
 		}
 	}
 	c.Workers = c.Workers.withDefaults()
-	if c.Routing == nil {
-		c.Routing = &engine.Routing{
+	if c.System == nil {
+		panic("sim: Config.System is required") // a harness bug, not an input error
+	}
+	if c.Options.Routing.Topics == nil {
+		c.Options.Routing = sut.Routing{
 			Topics: map[string][]string{"default": {"general"}, "gpu": {"gpu-pool"}},
-			Pools:  map[string]engine.Pool{"general": {}, "gpu-pool": {Requires: []string{"gpu"}}},
+			Pools:  map[string][]string{"general": nil, "gpu-pool": {"gpu"}},
 		}
 	}
+	c.Options.RunLimit = max(c.Options.RunLimit, c.Workload.RunLimit, 1)
 	if c.Workload.Jobs == 0 {
 		c.Workload.Jobs = 50
 	}
@@ -119,25 +114,7 @@ func (c Config) withDefaults() Config {
 	if c.WatchdogWall == 0 {
 		c.WatchdogWall = 10 * time.Second
 	}
-	if c.JobIDFromKey == nil {
-		c.JobIDFromKey = engine.JobIDFromKey
-	}
-	if c.MessageJob == nil {
-		c.MessageJob = EngineMessageJob
-	}
 	return c
-}
-
-// EngineMessageJob finds the job a message of engine/ is about.
-func EngineMessageJob(subject string, data []byte) (string, int) {
-	var m struct {
-		JobID       string `json:"job_id"`
-		DispatchGen int    `json:"dispatch_gen"`
-	}
-	if subject == engine.SubjectHeartbeat || json.Unmarshal(data, &m) != nil {
-		return "", 0
-	}
-	return m.JobID, m.DispatchGen
 }
 
 // World is one simulated deployment: the kernel, the store, the bus, scheduler
@@ -152,8 +129,11 @@ type World struct {
 	hist     *History
 	replicas []*replica
 	workers  []*worker
-	gateway  *engine.JobStore
-	admit    *engine.Admission
+	obs      sut.Observer
+	proto    sut.WorkerProtocol
+	spec     sut.Spec
+	gateway  sut.Gateway
+	admit    sut.Admission // nil when the system has no run admission
 	// gatewayRegistry holds the gateway's admission metrics.
 	gatewayRegistry *prometheus.Registry
 	healing         bool
@@ -172,7 +152,7 @@ type replica struct {
 	name     string
 	index    int
 	starts   int
-	eng      *engine.Engine
+	sys      sut.Replica
 	registry *prometheus.Registry
 	// Registries of every incarnation, so counters survive crashes for checking.
 	registries []*prometheus.Registry
@@ -188,20 +168,17 @@ func NewWorld(cfg Config) *World {
 	w.k = newKernel(seeds.Child("scheduler"), trace)
 	w.store = newStore(w, cfg.Seed)
 	w.k.onStall = w.store.mr.Close
+	w.obs, w.spec, w.proto = cfg.System.Observer(), cfg.System.Spec(cfg.Options), cfg.System.Worker()
 	w.bus = newBus(w, cfg.Bus, seeds.Child("bus"))
-	gwClient := w.store.client("gateway")
-	w.gateway = engine.NewJobStore(gwClient, w.k.NewClock("gateway", 0))
 	w.gatewayRegistry = prometheus.NewRegistry()
-	admitCfg := engine.AdmissionConfig{Redis: gwClient, Clock: w.k.NewClock("gateway", 0),
-		Random: seeds.Child("gateway"), DefaultOrgRunLimit: max(cfg.Workload.RunLimit, 1), Registerer: w.gatewayRegistry}
-	if cfg.Admission != nil {
-		cfg.Admission(&admitCfg)
-	}
-	admit, err := engine.NewAdmission(admitCfg)
+	gw, err := cfg.System.StartGateway(sut.Ports{Redis: w.store.client("gateway"), Bus: w.bus.Publisher("clients"),
+		Clock: w.k.NewClock("gateway", 0), Random: seeds.Child("gateway"), Registerer: w.gatewayRegistry,
+		Spawn: w.spawner("gateway")}, cfg.Options)
 	if err != nil {
-		panic(fmt.Sprintf("sim: gateway admission: %v", err)) // a harness bug, not an input error
+		panic(fmt.Sprintf("sim: gateway: %v", err)) // a harness bug, not an input error
 	}
-	w.admit = admit
+	w.gateway = gw
+	w.admit, _ = gw.(sut.Admission)
 	for i := range cfg.Replicas {
 		w.replicas = append(w.replicas, &replica{name: fmt.Sprintf("replica-%d", i+1), index: i})
 	}
@@ -224,6 +201,17 @@ func (w *World) Trace() *Trace { return w.trace }
 // Config is the world's configuration with defaults filled in.
 func (w *World) Config() Config { return w.cfg }
 
+// Spec is what the system under test promises, with the world's options.
+func (w *World) Spec() sut.Spec { return w.spec }
+
+// Observer reads the system's facts.
+func (w *World) Observer() sut.Observer { return w.obs }
+
+// spawner starts a group's concurrent work as actors.
+func (w *World) spawner(group string) sut.Spawn {
+	return func(name string, run func(ctx context.Context)) { w.k.Spawn(group, name, run) }
+}
+
 // Seeds is the world's seed tree.
 func (w *World) Seeds() SeedTree { return w.seeds }
 
@@ -236,7 +224,7 @@ func (w *World) fault(p *Point) (Fault, bool) {
 	if !w.faultsArmed() {
 		return Fault{}, false
 	}
-	p.Step, p.Time = w.k.step, w.k.now
+	p.Step, p.Time, p.Spec = w.k.step, w.k.now, &w.spec
 	return w.cfg.Injector.At(p)
 }
 
@@ -250,8 +238,8 @@ func (w *World) recordFault(a *Actor, p *Point, f Fault, target string) {
 	w.k.tracef(name, "fault %s (%s) at %s %s", f.Kind, f.Effect, p.Kind, target)
 }
 
-func (w *World) onState(jobID string, st engine.JobState) {
-	if st.Terminal() {
+func (w *World) onState(jobID string, st string) {
+	if w.spec.IsTerminal(st) {
 		delete(w.nonTerminal, jobID)
 	} else {
 		w.nonTerminal[jobID] = true
@@ -273,57 +261,29 @@ func (w *World) startReplica(r *replica) {
 	}
 	r.registry = prometheus.NewRegistry()
 	r.registries = append(r.registries, r.registry)
-	ecfg := engine.Config{
+	ports := sut.Ports{
 		Redis:      r.client,
 		Bus:        w.bus.Publisher(r.name),
 		Clock:      k.NewClock(r.name, skew),
 		Random:     w.seeds.Child(fmt.Sprintf("%s#%d", r.name, r.starts)),
 		Registerer: r.registry,
-		Routing:    *w.cfg.Routing,
+		Spawn:      w.spawner(r.name),
 	}
-	if w.cfg.Engine != nil {
-		w.cfg.Engine(&ecfg)
-	}
-	eng, err := engine.New(ecfg)
-	if err != nil {
-		panic(fmt.Sprintf("sim: engine for %s: %v", r.name, err)) // a harness bug, not an input error
-	}
-	r.eng = eng
 	b := w.bus
 	b.unsubscribeGroup(r.name)
-	b.subscribeDecoded(engine.SubjectSubmit, "scheduler", r.name, decoded("decode", eng.HandleJobRequest))
-	b.subscribeDecoded(engine.SubjectResult, "scheduler", r.name, decoded("decode", eng.HandleJobResult))
-	b.subscribeDecoded(engine.SubjectCancel, "scheduler", r.name, decoded("decode", eng.HandleCancel))
-	b.subscribeDecoded(engine.SubjectHeartbeat, r.name, r.name, decoded("decode", eng.HandleHeartbeat))
-	k.Spawn(r.name, "reconciler", func(ctx context.Context) { _ = eng.RunReconciler(ctx) })
-	k.Spawn(r.name, "replayer", func(ctx context.Context) { _ = eng.RunReplayer(ctx) })
-}
-
-// decoded adapts a typed handler to the bus: JSON messages decoded into T, or
-// a decode error ("what: ...") that acks and drops the message.
-func decoded[T any](what string, h func(context.Context, T) error) typedHandler {
-	return jsonHandler[T]{what: what, h: h, plain: plainType(reflect.TypeFor[T]())}
-}
-
-type jsonHandler[T any] struct {
-	what  string
-	h     func(context.Context, T) error
-	plain bool
-}
-
-func (j jsonHandler[T]) valueType() reflect.Type { return reflect.TypeFor[T]() }
-
-func (j jsonHandler[T]) plainValue() bool { return j.plain }
-
-func (j jsonHandler[T]) decode(data []byte) (any, error) {
-	var v T
-	if err := json.Unmarshal(data, &v); err != nil {
-		return nil, fmt.Errorf("%s: %w", j.what, err)
+	sys, err := w.cfg.System.StartReplica(ports, w.cfg.Options)
+	if err != nil {
+		panic(fmt.Sprintf("sim: %s: %v", r.name, err)) // a harness bug, not an input error
 	}
-	return v, nil
+	r.sys = sys
+	for _, s := range sys.Subscriptions() {
+		queue := s.Queue
+		if queue == "" {
+			queue = r.name // every replica gets its own copy
+		}
+		b.subscribeHandler(s.Subject, queue, r.name, s.Handler)
+	}
 }
-
-func (j jsonHandler[T]) handle(ctx context.Context, v any) error { return j.h(ctx, v.(T)) }
 
 // crash takes down the process actor a runs in: a replica or a worker crashes
 // whole and restarts after its delay; a client or gateway call just dies.
@@ -366,11 +326,11 @@ func (w *World) PauseReplica(i int, d time.Duration) {
 }
 
 // SetRouting replaces every live replica's routing now (a config rollout).
-func (w *World) SetRouting(r engine.Routing) {
-	w.cfg.Routing = &r
+func (w *World) SetRouting(r sut.Routing) {
+	w.cfg.Options.Routing = r
 	for _, rep := range w.replicas {
-		if rep.eng != nil {
-			rep.eng.SetRouting(r)
+		if rep.sys != nil {
+			rep.sys.SetRouting(r)
 		}
 	}
 	w.k.tracef("config", "routing replaced")
@@ -402,7 +362,7 @@ func (w *World) scheduleWorkload() {
 		id := fmt.Sprintf("j-%d", i+1)
 		at := time.Duration(rng.Int64N(int64(wl.SubmitWindow)))
 		topic := wl.Topics[rng.IntN(len(wl.Topics))]
-		req := engine.JobRequest{JobID: id, Topic: topic}
+		req := sut.Job{ID: id, Topic: topic}
 		if topic == "gpu" {
 			req.Requires = []string{"gpu"}
 		}
@@ -432,17 +392,15 @@ func (w *World) scheduleWorkload() {
 
 // submit publishes a job request, retrying a refused publish a few times as a
 // gateway would.
-func (w *World) submit(ctx context.Context, client int, req engine.JobRequest) {
+func (w *World) submit(ctx context.Context, client int, req sut.Job) {
 	defer func() { w.clientsPending-- }()
 	k := w.k
 	a := ActorOf(ctx)
-	b, _ := json.Marshal(req)
-	op := ClientOp{Client: client, Kind: OpSubmit, Key: req.JobID, Input: req.Topic, Call: k.now, CallStep: k.step}
-	job := SubmittedJob{JobID: req.JobID, Topic: req.Topic, At: k.now}
-	pub := w.bus.Publisher("clients")
+	op := ClientOp{Client: client, Kind: OpSubmit, Key: req.ID, Input: req.Topic, Call: k.now, CallStep: k.step}
+	job := SubmittedJob{JobID: req.ID, Topic: req.Topic, At: k.now}
 	var err error
 	for try := 0; try < 5; try++ {
-		if err = pub.Publish(ctx, engine.SubjectSubmit, engine.Message{ID: "submit:" + req.JobID, Data: b}); err == nil {
+		if err = w.gateway.Submit(ctx, req); err == nil {
 			break
 		}
 		a.SleepUntil(k.now + time.Second)
@@ -450,7 +408,7 @@ func (w *World) submit(ctx context.Context, client int, req engine.JobRequest) {
 	// Accepted when the broker stored any of the attempts (an ambiguous failure
 	// stores it too): the ground truth, not the client's view.
 	for _, p := range w.hist.Publishes {
-		if p.Subject == engine.SubjectSubmit && p.JobID == req.JobID && p.Stored() {
+		if p.Actor == a.name && p.JobID == req.ID && p.Stored() {
 			job.Accepted = true
 		}
 	}
@@ -459,8 +417,8 @@ func (w *World) submit(ctx context.Context, client int, req engine.JobRequest) {
 	if err != nil {
 		op.Output, op.Unknown = "error", true
 	}
-	if job.Accepted && !w.nonTerminalSeen(req.JobID) {
-		w.nonTerminal[req.JobID] = true
+	if job.Accepted && !w.nonTerminalSeen(req.ID) {
+		w.nonTerminal[req.ID] = true
 	}
 	w.hist.Ops = append(w.hist.Ops, op)
 	w.hist.Submitted = append(w.hist.Submitted, job)
@@ -474,9 +432,8 @@ func (w *World) nonTerminalSeen(jobID string) bool {
 
 func (w *World) cancel(ctx context.Context, client int, jobID string) {
 	defer func() { w.clientsPending-- }()
-	b, _ := json.Marshal(engine.CancelRequest{JobID: jobID, Reason: "client"})
 	op := ClientOp{Client: client, Kind: OpCancel, Key: jobID, Call: w.k.now, CallStep: w.k.step}
-	err := w.bus.Publisher("clients").Publish(ctx, engine.SubjectCancel, engine.Message{Data: b})
+	err := w.gateway.Cancel(ctx, jobID)
 	op.Return, op.RetStep, op.Output = w.k.now, w.k.step, "ok"
 	if err != nil {
 		op.Output, op.Unknown = "error", true
@@ -487,12 +444,12 @@ func (w *World) cancel(ctx context.Context, client int, jobID string) {
 func (w *World) status(ctx context.Context, client int, jobID string) {
 	defer func() { w.clientsPending-- }()
 	op := ClientOp{Client: client, Kind: OpStatus, Key: jobID, Call: w.k.now, CallStep: w.k.step}
-	st, err := w.gateway.GetState(ctx, jobID)
+	st, err := w.gateway.Status(ctx, jobID)
 	op.Return, op.RetStep = w.k.now, w.k.step
 	switch {
 	case err == nil:
-		op.Output = string(st)
-	case isNil(err):
+		op.Output = st
+	case errors.Is(err, sut.ErrNotFound):
 		op.Output = ""
 	default:
 		op.Output, op.Unknown = "error", true
@@ -500,17 +457,15 @@ func (w *World) status(ctx context.Context, client int, jobID string) {
 	w.hist.Ops = append(w.hist.Ops, op)
 }
 
-func isNil(err error) bool { return err != nil && strings.Contains(err.Error(), redis.Nil.Error()) }
-
 // Result is what a run produced.
 type Result struct {
 	Checksum uint64
 	Steps    uint64
 	History  *History
-	// Final is every job's stored hash at the end, read from the store.
-	Final map[string]map[string]string
+	// Final is every job at the end, as the observer read it from the store.
+	Final map[string]sut.JobFact
 	// DLQ is every stored dead-letter entry, by job id.
-	DLQ map[string]engine.DLQEntry
+	DLQ map[string]sut.DLQEntry
 	// Admission is the run admission state at the end.
 	Admission AdmissionSnapshot
 	// Err is a kernel failure: a deadlock, a stalled actor, a panic.
@@ -588,28 +543,15 @@ func (w *World) heal(halt func() bool) error {
 	})
 }
 
-// snapshot reads every job hash and DLQ entry straight from miniredis.
-func (w *World) snapshot() (map[string]map[string]string, map[string]engine.DLQEntry) {
-	jobs := map[string]map[string]string{}
-	dlq := map[string]engine.DLQEntry{}
-	mr := w.store.mr
-	keys := mr.Keys()
-	sort.Strings(keys)
-	for _, key := range keys {
-		if id, ok := w.cfg.JobIDFromKey(key); ok {
-			if h, ok := w.store.hash(key); ok {
-				jobs[id] = h
-			}
-		}
-		if id, ok := strings.CutPrefix(key, "dlq:entry:"); ok {
-			v, err := mr.Get(key)
-			var e engine.DLQEntry
-			if err == nil && json.Unmarshal([]byte(v), &e) == nil {
-				dlq[id] = e
-			}
+// snapshot reads every job's record and DLQ entry straight from miniredis.
+func (w *World) snapshot() (map[string]sut.JobFact, map[string]sut.DLQEntry) {
+	jobs := map[string]sut.JobFact{}
+	for _, key := range w.store.Keys() {
+		if id, ok := w.obs.JobKey(key); ok {
+			jobs[id] = w.obs.Job(w.store, key)
 		}
 	}
-	return jobs, dlq
+	return jobs, w.obs.DLQ(w.store)
 }
 
 // Rand returns the PRNG of a named component of this world.

@@ -1,20 +1,19 @@
 package sim
 
 import (
+	"github.com/dispatchsim/dispatchsim/systems/cordum"
 	"testing"
 
 	"github.com/stretchr/testify/require"
-
-	"github.com/dispatchsim/dispatchsim/engine"
 )
 
 func TestWorldRunsJobsToTheEndWithoutFaults(t *testing.T) {
-	w := NewWorld(Config{Seed: 1, KeepTrace: true})
+	w := NewWorld(Config{System: cordum.System{}, Seed: 1, KeepTrace: true})
 	res := w.Run()
 	require.NoError(t, res.Err)
 	succeeded := 0
-	for _, h := range res.Final {
-		if h["state"] == string(engine.StateSucceeded) {
+	for _, job := range res.Final {
+		if job.State == w.Spec().Succeeded {
 			succeeded++
 		}
 	}
@@ -27,7 +26,7 @@ func TestWorldRunsJobsToTheEndWithoutFaults(t *testing.T) {
 // limit of one concurrent run: every 200 for a key names one run, every client
 // retries until it is admitted, and the workflow engine completes every run.
 func TestWorldStartsWorkflowRuns(t *testing.T) {
-	w := NewWorld(Config{Seed: 5, Workload: Workload{Jobs: 2, Runs: 12, RunKeys: 4}})
+	w := NewWorld(Config{System: cordum.System{}, Seed: 5, Workload: Workload{Jobs: 2, Runs: 12, RunKeys: 4}})
 	res := w.Run()
 	require.NoError(t, res.Err)
 	statuses := map[int]int{}

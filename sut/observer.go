@@ -8,7 +8,8 @@ import "time"
 type Observer interface {
 	// JobKey reports the job a store key holds the state of.
 	JobKey(key string) (jobID string, ok bool)
-	// Job reads a job's facts from its key.
+	// Job reads a job's facts from its key; it runs after every write to a
+	// job, so it reads only what it needs.
 	Job(v View, key string) JobFact
 	// Message says what a bus message is about.
 	Message(subject string, data []byte) MessageFact
@@ -29,6 +30,7 @@ type View interface {
 	Keys() []string // sorted
 	Get(key string) (string, bool)
 	Hash(key string) (map[string]string, bool)
+	Field(key, field string) string // one hash field, "" when absent
 	Members(key string) []string
 	ZScores(key string) map[string]float64
 	TTL(key string) time.Duration
@@ -43,8 +45,8 @@ type JobFact struct {
 	// DispatchID and ResultPtr are shown to engineers and compared with what
 	// the executing worker reported.
 	DispatchID, ResultPtr string
-	// Fields is the whole record, for reports.
-	Fields map[string]string
+	// Cause is the last error code the system recorded for the job, if any.
+	Cause string
 }
 
 // MessageFact is what a bus message is about. A dispatch is a message that

@@ -13,11 +13,16 @@ type Spec struct {
 	// state each attempt passes through (the attempt rule: attempts = number
 	// of moves into Scheduled).
 	Dispatched, Retrying, Scheduled string
+	// Running is the state a job is in once a worker reported it started.
+	Running string
 	// Succeeded, Cancelled, Failed and TimedOut name those outcomes.
 	Succeeded, Cancelled, Failed, TimedOut string
 	// DispatchTimeout and ReconcileInterval bound how long a job may stay
 	// Dispatched.
 	DispatchTimeout, ReconcileInterval time.Duration
+	// RetryCapReason is the DLQ reason code of a job that hit the retry cap;
+	// it must never hide a recorded cause ("" when the system has none).
+	RetryCapReason string
 	// JobLock is true when the system serialises work on a job by a lock.
 	JobLock bool
 	// PublishFromRelay is true when dispatches are published after the state
@@ -31,6 +36,13 @@ type Spec struct {
 // Metrics are counter names.
 type Metrics struct {
 	Rollbacks, RollbackFailures, FailClosedReads, Published string
+	// Branches maps a counter to the risky branch it counts, for coverage
+	// ("publish_rollback"). A counter with a state label counts
+	// "<branch>_of_terminal" or "<branch>_in_flight" by that state.
+	Branches map[string]string
+	// RejectedRuns is the run admission counter whose code="429" series
+	// counts the admission's cleanups after a refusal.
+	RejectedRuns string
 }
 
 // IsTerminal reports whether state is terminal.

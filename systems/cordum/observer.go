@@ -28,12 +28,12 @@ type observer struct{}
 func (observer) JobKey(key string) (string, bool) { return engine.JobIDFromKey(key) }
 
 func (observer) Job(v sut.View, key string) sut.JobFact {
-	h, _ := v.Hash(key)
-	version, _ := strconv.ParseInt(h["version"], 10, 64)
-	attempts, _ := strconv.Atoi(h["attempts"])
-	gen, _ := strconv.Atoi(h["dispatch_gen"])
-	return sut.JobFact{State: h["state"], Version: version, Attempts: attempts, Gen: gen,
-		DispatchID: h["dispatch_id"], ResultPtr: h["result_ptr"], Fields: h}
+	version, _ := strconv.ParseInt(v.Field(key, "version"), 10, 64)
+	attempts, _ := strconv.Atoi(v.Field(key, "attempts"))
+	gen, _ := strconv.Atoi(v.Field(key, "dispatch_gen"))
+	return sut.JobFact{State: v.Field(key, "state"), Version: version, Attempts: attempts, Gen: gen,
+		DispatchID: v.Field(key, "dispatch_id"), ResultPtr: v.Field(key, "result_ptr"),
+		Cause: v.Field(key, "last_error_code")}
 }
 
 func (observer) Message(subject string, data []byte) sut.MessageFact {

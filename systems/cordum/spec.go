@@ -12,16 +12,30 @@ func (System) Spec(o sut.Options) sut.Spec {
 	s := sut.Spec{
 		Transitions: map[string][]string{},
 		Scheduled:   string(engine.StateScheduled), Dispatched: string(engine.StateDispatched),
-		Retrying: string(engine.StateRetrying), Succeeded: string(engine.StateSucceeded),
+		Retrying: string(engine.StateRetrying), Running: string(engine.StateRunning), Succeeded: string(engine.StateSucceeded),
 		Cancelled: string(engine.StateCancelled), Failed: string(engine.StateFailed),
 		TimedOut:          string(engine.StateTimeout),
 		DispatchTimeout:   engine.DefaultDispatchTimeout,
 		ReconcileInterval: engine.DefaultReconcileInterval,
+		RetryCapReason:    string(engine.ReasonMaxSchedulingRetries),
 		JobLock:           true,
 		Metrics: sut.Metrics{Rollbacks: "scheduler_dispatch_rollback_total",
 			RollbackFailures: "scheduler_dispatch_rollback_failure_total",
 			FailClosedReads:  "scheduler_state_read_fail_closed_total",
-			Published:        "scheduler_dispatch_published_total"},
+			Published:        "scheduler_dispatch_published_total",
+			Branches: map[string]string{
+				"scheduler_dispatch_rollback_total":         "publish_rollback",
+				"scheduler_dispatch_rollback_failure_total": "rollback_failure",
+				"scheduler_state_read_fail_closed_total":    "fail_closed_read",
+				"scheduler_redelivery_skipped_total":        "redelivery",
+				"scheduler_lock_fenced_total":               "lock_fenced",
+				"scheduler_unknown_write_total":             "unknown_dispatched_write",
+				"scheduler_result_ignored_total":            "result_ignored",
+				"scheduler_reconciler_timeout_total":        "reconciler_timeout",
+				"gateway_run_admission_total":               "run_429_cleanup",
+				"gateway_idempotency_cleanup_failure_total": "idempotency_cleanup_failure",
+			},
+			RejectedRuns: "gateway_run_admission_total"},
 	}
 	if o.DispatchTimeout != 0 {
 		s.DispatchTimeout = o.DispatchTimeout

@@ -1,0 +1,217 @@
+// Package history is the record of a simulated run, as plain facts: what the
+// store committed, what the broker stored, what workers ran, what clients saw,
+// which faults fired. The simulator writes it; checkers and reports read it.
+// It holds no system's types (states are strings, as the observer read them)
+// and never imports the simulator or a system.
+package history
+
+import (
+	"time"
+
+	"github.com/dispatchsim/dispatchsim/sut"
+)
+
+// History is the ground truth of a run, recorded by the simulator from outside
+// the engine: what the store applied, what the broker stored, what workers ran.
+type History struct {
+	Submitted  []SubmittedJob
+	States     []StateChange
+	Publishes  []PublishRecord
+	Executions []Execution
+	Faults     []FaultRecord
+	Ops        []ClientOp
+	Terminated []PublishRecord // messages that reached max deliver
+	Redis      RedisStats
+	// FaultPhaseEnd is when the heal phase began.
+	FaultPhaseEnd time.Duration
+	// End is the virtual time the run stopped.
+	End time.Duration
+}
+
+// SubmittedJob is a job a gateway client submitted; Accepted when the broker
+// stored its request.
+type SubmittedJob struct {
+	JobID    string
+	Topic    string
+	At       time.Duration
+	Accepted bool
+}
+
+// StateChange is one committed change of a job's stored state, observed in the
+// store right after the command that made it.
+type StateChange struct {
+	Step    uint64
+	Time    time.Duration
+	Actor   string
+	JobID   string
+	From    string // "" for a job seen for the first time
+	To      string
+	Version int64
+}
+
+// PublishOutcome is what the broker did with a publish.
+type PublishOutcome string
+
+// Publish outcomes.
+const (
+	PublishStored       PublishOutcome = "stored"
+	PublishDeduplicated PublishOutcome = "deduplicated"  // dropped inside the broker's window
+	PublishFailedClean  PublishOutcome = "failed_clean"  // not stored, error returned
+	PublishFailedStored PublishOutcome = "failed_stored" // stored, error returned (ambiguous)
+)
+
+// PublishRecord is one publish attempt and the broker's ground truth about it.
+type PublishRecord struct {
+	Step    uint64
+	Time    time.Duration
+	Actor   string
+	Subject string
+	MsgID   string
+	JobID   string
+	Gen     int // dispatch generation, for job dispatches
+	// Dispatch is the observer's fact: the message asks a worker to run the job.
+	Dispatch bool
+	Outcome  PublishOutcome
+}
+
+// Stored reports whether the broker kept the message.
+func (p PublishRecord) Stored() bool {
+	return p.Outcome == PublishStored || p.Outcome == PublishFailedStored
+}
+
+// Execution is a worker running a job: the side effect exactly-once is about.
+type Execution struct {
+	Step       uint64
+	Time       time.Duration
+	Worker     string
+	JobID      string
+	Gen        int
+	DispatchID string
+}
+
+// FaultRecord is a fault that fired.
+type FaultRecord struct {
+	Step   uint64
+	Time   time.Duration
+	Actor  string
+	Kind   string
+	Effect Effect
+	Point  PointKind
+	Target string // command and key, subject, or job
+}
+
+// OpKind names a client-visible operation.
+type OpKind string
+
+// Client operations.
+const (
+	OpSubmit   OpKind = "submit"
+	OpStatus   OpKind = "status"
+	OpCancel   OpKind = "cancel"
+	OpStartRun OpKind = "start_run"
+)
+
+// ClientOp is one client call with its invocation and return, for the
+// linearizability checks. A call whose outcome is unknown has Unknown set.
+type ClientOp struct {
+	Client   int
+	Kind     OpKind
+	Key      string // job id, or idempotency key
+	Input    string
+	Output   string
+	Status   int
+	Call     time.Duration
+	Return   time.Duration
+	CallStep uint64
+	RetStep  uint64
+	Unknown  bool
+}
+
+// RedisStats counts store commands.
+type RedisStats struct {
+	Commands int
+	Scripts  int
+	Faulted  int
+	// FailedJobReads counts replica reads of a job that returned an error.
+	FailedJobReads int
+}
+
+// PointKind names a fault point of the simulator.
+type PointKind string
+
+// The fault points.
+const (
+	PointRedis   PointKind = "redis"   // before a store command of an engine or gateway actor
+	PointPublish PointKind = "publish" // before a bus publish
+	PointDeliver PointKind = "deliver" // the bus hands a message to a subscriber
+	PointAck     PointKind = "ack"     // a handler returned; the ack is about to reach the broker
+	PointWorker  PointKind = "worker"  // a worker finished a job and is about to report it
+)
+
+// Effect is what the simulator does when a fault fires.
+type Effect string
+
+// The effects the simulator can apply. Which effects apply at which point:
+// Redis: FailBeforeApply, ReplyLostAfterApply, Delay, Crash, CrashAfterApply, Pause.
+// Publish: FailClean, FailStored, Delay, Crash. Deliver: Duplicate, Delay.
+// Ack: AckLost, Crash. Worker: Crash, DuplicateResult, Delay, RetryableAfterSuccess.
+const (
+	EffectFailBeforeApply       Effect = "fail_before_apply"
+	EffectReplyLostAfterApply   Effect = "reply_lost_after_apply"
+	EffectDelay                 Effect = "delay"
+	EffectCrash                 Effect = "crash"
+	EffectCrashAfterApply       Effect = "crash_after_apply"
+	EffectPause                 Effect = "pause"
+	EffectFailClean             Effect = "fail_clean"
+	EffectFailStored            Effect = "fail_stored"
+	EffectDuplicate             Effect = "duplicate"
+	EffectAckLost               Effect = "ack_lost"
+	EffectDuplicateResult       Effect = "duplicate_result"
+	EffectRetryableAfterSuccess Effect = "retryable_after_success"
+)
+
+// BusConfig is the simulated broker's behaviour, modelled on a JetStream
+// deployment. Zero values mean the defaults noted.
+type BusConfig struct {
+	// Dedup drops a publish whose message id was stored within DedupWindow.
+	Dedup       bool
+	DedupWindow time.Duration // 2m
+	AckWait     time.Duration // 10m: an unacked delivery comes back after this
+	MaxDeliver  int           // 100: then the message is terminated
+}
+
+// WithDefaults fills in the zero values.
+func (c BusConfig) WithDefaults() BusConfig {
+	if c.DedupWindow == 0 {
+		c.DedupWindow = 2 * time.Minute
+	}
+	if c.AckWait == 0 {
+		c.AckWait = 10 * time.Minute
+	}
+	if c.MaxDeliver == 0 {
+		c.MaxDeliver = 100
+	}
+	return c
+}
+
+// AdmissionSnapshot is the run admission state left in the store at the end.
+type AdmissionSnapshot = sut.AdmissionState
+
+// RunRequestTimeout is how long a run client waits for a reply before it
+// counts the request as unanswered (outcome unknown).
+const RunRequestTimeout = 10 * time.Second
+
+// Run replies a client can tell apart in a 409.
+const (
+	RunReplyInFlight = sut.RunInFlight
+	RunReplyMismatch = sut.RunMismatch
+	RunReplyUsed     = sut.RunUsed
+)
+
+// StateOrNone names a state for people: "<none>" before the first.
+func StateOrNone(s string) string {
+	if s == "" {
+		return "<none>"
+	}
+	return s
+}
