@@ -98,7 +98,7 @@ func Replay(plan Plan) *Injector {
 	in.matched = make([]bool, len(plan.Entries))
 	for i, e := range plan.Entries {
 		if !e.Setup {
-			in.planned[e.key()] = i
+			in.planned[planKey(e)] = i
 		}
 	}
 	for _, k := range Catalog() {
@@ -271,7 +271,7 @@ func (in *Injector) At(p *sim.Point) (sim.Fault, bool) {
 		in.entries = append(in.entries, *chosen)
 		in.stat(chosen.Kind).Fired++
 	}
-	return chosen.Fault(), true
+	return planFault(*chosen), true
 }
 
 func (in *Injector) budgetAllows(ak activeKind) bool {

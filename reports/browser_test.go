@@ -75,7 +75,7 @@ func TestSeedReportInBrowser(t *testing.T) {
 
 	dir := t.TempDir()
 	file := filepath.Join(dir, "report.html")
-	require.NoError(t, WriteFileAtomic(file, NewSeedReport(p, "exactly_once_publish", Meta{EngineVersion: "test"}).WriteHTML))
+	require.NoError(t, WriteFileAtomic(file, NewSeedReport(runOf(p), "exactly_once_publish", Meta{EngineVersion: "test"}).WriteHTML))
 	dom := headless(t, bin, file, "--dump-dom")
 	require.NotEmpty(t, dom)
 

@@ -41,7 +41,7 @@ func TestSeedReportStaysUnderTheCap(t *testing.T) {
 	}
 	o := &scenarios.Outcome{Scenario: "huge", Seed: 1, Steps: step, Result: res, Run: &sim.Result{History: h}, Plan: plan}
 	var buf bytes.Buffer
-	require.NoError(t, NewSeedReport(o, "", Meta{}).WriteHTML(&buf))
+	require.NoError(t, NewSeedReport(runOf(o), "", Meta{}).WriteHTML(&buf))
 	html := buf.String()
 	require.Less(t, buf.Len(), maxReportBytes, "report of %d KiB", buf.Len()>>10)
 	require.Contains(t, html, "jobs not named by a violation are not drawn")

@@ -3,7 +3,6 @@ package reports
 import (
 	"strings"
 
-	"github.com/dispatchsim/dispatchsim/faults"
 	"github.com/dispatchsim/dispatchsim/history"
 )
 
@@ -22,7 +21,7 @@ type stepActor struct {
 	actor string
 }
 
-func newFaultIndex(h *history.History, plan faults.Plan) *faultIndex {
+func newFaultIndex(h *history.History, plan history.Plan) *faultIndex {
 	x := &faultIndex{records: h.Faults, planAt: map[uint64][]string{}, byJob: map[string][]int{}}
 	for _, e := range plan.Entries {
 		if !e.Setup {

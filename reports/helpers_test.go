@@ -99,3 +99,17 @@ func poisoned(o *scenarios.Outcome, job, payload, targetPayload string) *scenari
 	out.Result = &res
 	return &out
 }
+
+// runOf is an outcome as reports read it.
+func runOf(o *scenarios.Outcome) Run {
+	r := Run{System: o.System, Scenario: o.Scenario, Seed: o.Seed, Checksum: o.Checksum, Steps: o.Steps,
+		Result: o.Result, Plan: o.Plan, Fired: o.Fired, Branches: o.Branches, Wall: o.Wall, Check: o.Check,
+		Replay: o.ReplayLine()}
+	if o.Run != nil {
+		r.History = o.Run.History
+	}
+	if o.World != nil {
+		r.Trace = o.World.Trace().Bytes()
+	}
+	return r
+}

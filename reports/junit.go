@@ -6,8 +6,6 @@ import (
 	"io"
 	"path"
 	"strings"
-
-	"github.com/dispatchsim/dispatchsim/scenarios"
 )
 
 // junitSuite is a JUnit <testsuite>, the subset CI systems read.
@@ -149,11 +147,9 @@ func seedFailureBody(r SeedResult) string {
 	if r.Artifacts != "" {
 		fmt.Fprintf(&b, "report: %s\n", path.Join(r.Artifacts, "report.html"))
 	}
-	replay := r.Replay
-	if replay == "" {
-		replay = scenarios.ReplayLine(r.Scenario, r.Seed)
+	if r.Replay != "" {
+		fmt.Fprintf(&b, "replay: %s\n", r.Replay)
 	}
-	fmt.Fprintf(&b, "replay: %s\n", replay)
 	return b.String()
 }
 

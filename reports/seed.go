@@ -8,9 +8,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/dispatchsim/dispatchsim/faults"
 	"github.com/dispatchsim/dispatchsim/history"
-	"github.com/dispatchsim/dispatchsim/scenarios"
 )
 
 // maxReportBytes caps a seed report; porcupine's views go first when over.
@@ -32,7 +30,7 @@ type Meta struct {
 	Replay, Shrink string
 	// Plan is the fault plan to show, typically the shrunk minimal one; nil
 	// shows the plan the run recorded.
-	Plan *faults.Plan
+	Plan *history.Plan
 	// Note is shown under the title: why this report was written, say.
 	Note string
 }
@@ -79,17 +77,17 @@ type planRow struct {
 
 // NewSeedReport prepares the report of one run. expect is the checker the
 // scenario expects to fire ("" for none).
-func NewSeedReport(o *scenarios.Outcome, expect string, meta Meta) *SeedReport {
+func NewSeedReport(o Run, expect string, meta Meta) *SeedReport {
 	h := &history.History{}
-	if o.Run != nil && o.Run.History != nil {
-		h = o.Run.History
+	if o.History != nil {
+		h = o.History
 	}
 	fx := newFaultIndex(h, o.Plan)
 	v := seedView{Scenario: o.Scenario, Seed: o.Seed, Steps: o.Steps, Checksum: fmt.Sprintf("%016x", o.Checksum),
 		Verdict: seedVerdict(o.Result, expect), EngineVersion: meta.EngineVersion, Options: meta.Options, Note: meta.Note,
 		Replay: meta.Replay, Shrink: meta.Shrink}
 	if v.Replay == "" {
-		v.Replay = scenarios.ReplayLine(o.Scenario, o.Seed)
+		v.Replay = o.Replay
 	}
 	if v.EngineVersion == "" {
 		v.EngineVersion = "unknown"
@@ -121,10 +119,7 @@ func NewSeedReport(o *scenarios.Outcome, expect string, meta Meta) *SeedReport {
 	v.Timeline = buildTimeline(o.Result, h, fx)
 	v.Lin = buildLin(o.Result, h, fx)
 
-	var trace []byte
-	if o.World != nil {
-		trace = o.World.Trace().Bytes()
-	}
+	trace := o.Trace
 	var step uint64
 	hits := map[uint64]bool{}
 	for i, vi := range o.Result.Violations {
@@ -182,7 +177,7 @@ func (r *SeedReport) WriteHTML(w io.Writer) error {
 	return err
 }
 
-func planTable(p faults.Plan, minimal bool, vs []violationView) planView {
+func planTable(p history.Plan, minimal bool, vs []violationView) planView {
 	hot := map[uint64]bool{}
 	for _, v := range vs {
 		for _, f := range v.Faults {

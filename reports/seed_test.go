@@ -24,7 +24,7 @@ func TestSeedReportFromRealFailure(t *testing.T) {
 	o := failingRun(t)
 	v := firstViolation(t, o)
 	plan := o.Plan
-	html := renderSeed(t, NewSeedReport(o, "exactly_once_publish", Meta{EngineVersion: "test",
+	html := renderSeed(t, NewSeedReport(runOf(o), "exactly_once_publish", Meta{EngineVersion: "test",
 		Options: []Option{{"replicas", "3"}, {"bus.dedup", "false"}}, Shrink: "simrun shrink --scenario x --seed 1",
 		Plan: &plan}))
 
@@ -43,7 +43,7 @@ func TestSeedReportFromRealFailure(t *testing.T) {
 	require.Contains(t, html, `class="tl-line hit"`, "the violating trace line is highlighted")
 	require.Less(t, len(html), maxReportBytes)
 	require.Contains(t, html, "whenLaidOut(function () { render(data); fitView(", "porcupine draws once laid out, then fits")
-	require.Equal(t, VerdictExpected, SeedResultOf(o, "exactly_once_publish").Verdict,
+	require.Equal(t, VerdictExpected, SeedResultOf(runOf(o), "exactly_once_publish").Verdict,
 		"the scenario's duplicate (and its duplicate execution) is what it exists to find")
 	// Self-contained: nothing is fetched from the network.
 	for _, ref := range []string{`src="http`, `href="http`, "@import", "url(http"} {
@@ -58,7 +58,7 @@ func TestSeedReportEscapesWorkloadValues(t *testing.T) {
 	const payload = "<script>alert(1)</script>"
 	const target = `<img src=x onerror="document.body.dataset.pwned=1">`
 	p := poisoned(o, v.Job, payload, target)
-	html := renderSeed(t, NewSeedReport(p, "exactly_once_publish", Meta{Note: payload, Options: []Option{{payload, target}}}))
+	html := renderSeed(t, NewSeedReport(runOf(p), "exactly_once_publish", Meta{Note: payload, Options: []Option{{payload, target}}}))
 
 	require.NotContains(t, html, payload)
 	require.NotContains(t, html, "<img src=x")
@@ -73,7 +73,7 @@ func TestSeedReportWithoutTrace(t *testing.T) {
 	o := failingRun(t)
 	cp := *o
 	cp.World = nil
-	html := renderSeed(t, NewSeedReport(&cp, "", Meta{}))
+	html := renderSeed(t, NewSeedReport(runOf(&cp), "", Meta{}))
 	require.Contains(t, html, "did not keep its trace")
 	require.Contains(t, html, `id="trace"`)
 	require.Contains(t, html, "safety violation", "without the expectation the duplicate is a safety failure")
@@ -133,7 +133,7 @@ func TestSeedReportShowsIllegalPartitions(t *testing.T) {
 	res.Linearizability = checker.LinIllegal
 	cp := *o
 	cp.Result = &res
-	html := renderSeed(t, NewSeedReport(&cp, "", Meta{}))
+	html := renderSeed(t, NewSeedReport(runOf(&cp), "", Meta{}))
 	key := res.Partitions[0].Key
 	require.Contains(t, html, `title="porcupine view of `+key+`"`)
 	require.Contains(t, html, "porcupine's view of the illegal partition")

@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	"github.com/dispatchsim/dispatchsim/checker"
-	"github.com/dispatchsim/dispatchsim/scenarios"
 )
 
 // SummaryVersion is the format version of summary.json. Bump it whenever a
@@ -170,7 +169,7 @@ type Coverage struct {
 
 // SeedResultOf converts one run. expect is the checker the scenario expects to
 // fire ("" for none). Finding and Artifacts are the caller's to fill in.
-func SeedResultOf(o *scenarios.Outcome, expect string) SeedResult {
+func SeedResultOf(o Run, expect string) SeedResult {
 	r := SeedResult{
 		Scenario:        o.Scenario,
 		Seed:            o.Seed,
@@ -182,7 +181,7 @@ func SeedResultOf(o *scenarios.Outcome, expect string) SeedResult {
 		Branches:        copyCounts(o.Branches),
 		WallSeconds:     o.Wall.Seconds(),
 		CheckSeconds:    o.Check.Seconds(),
-		Replay:          scenarios.ReplayLine(o.Scenario, o.Seed),
+		Replay:          o.Replay,
 	}
 	r.TimeoutNeverPublished = o.Result.Figures.TimeoutNeverPublished
 	for _, v := range o.Result.Violations {

@@ -17,7 +17,7 @@ import (
 // seed is a SeedResult with a verdict and fault kinds that fired once each.
 func seed(scenario string, n uint64, verdict string, fired ...string) SeedResult {
 	r := SeedResult{Scenario: scenario, Seed: n, Verdict: verdict, Checksum: "0000000000000001", WallSeconds: float64(n),
-		Replay: scenarios.ReplayLine(scenario, n), Linearizability: "ok"}
+		Replay: scenarios.ReplayLine("", scenario, n), Linearizability: "ok"}
 	if len(fired) > 0 {
 		r.Fired = map[string]int{}
 		for _, k := range fired {
@@ -69,7 +69,7 @@ func TestSeedResultOfVerdict(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			o := &scenarios.Outcome{Scenario: "s", Seed: 42, Checksum: 0xbeef, Steps: 10,
 				Result: &checker.Result{Violations: c.vs, Linearizability: c.lin}, Wall: 1500 * time.Millisecond}
-			r := SeedResultOf(o, c.expect)
+			r := SeedResultOf(runOf(o), c.expect)
 			require.Equal(t, c.want, r.Verdict)
 			require.Equal(t, "000000000000beef", r.Checksum)
 			require.Equal(t, "simrun replay --scenario s --seed 42", r.Replay)

@@ -82,7 +82,7 @@ func TestExcerptsAreCapped(t *testing.T) {
 // job's swimlane, and both ids exist on the page.
 func TestEveryViolationLinksResolve(t *testing.T) {
 	o := failingRun(t)
-	html := renderSeed(t, NewSeedReport(o, "exactly_once_publish", Meta{}))
+	html := renderSeed(t, NewSeedReport(runOf(o), "exactly_once_publish", Meta{}))
 	cards := strings.Split(html, `<li class="violation `)[1:]
 	require.Len(t, cards, min(len(o.Result.Violations), maxViolations))
 	for _, card := range cards {

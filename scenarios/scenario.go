@@ -100,6 +100,7 @@ func (s Scenario) Config(seed uint64, inj *faults.Injector) sim.Config {
 
 // Outcome is one seed's run and verdict.
 type Outcome struct {
+	System   string
 	Scenario string
 	Seed     uint64
 	Checksum uint64
@@ -149,7 +150,7 @@ func (s Scenario) run(seed uint64, inj *faults.Injector, keepTrace bool) *Outcom
 	bus := w.Config().Bus
 	r := checker.Check(checker.Input{History: res.History, Final: res.Final, DLQ: res.DLQ, Admission: res.Admission, Metrics: w.Metrics(),
 		Spec: s.Spec, System: w.Spec(), RunErr: res.Err, Bus: &bus})
-	return &Outcome{Scenario: s.Name, Seed: seed, Checksum: res.Checksum, Steps: res.Steps, Result: r, Run: res,
+	return &Outcome{System: s.system().Name(), Scenario: s.Name, Seed: seed, Checksum: res.Checksum, Steps: res.Steps, Result: r, Run: res,
 		World: w, Plan: inj.Plan(), Fired: inj.Fired(), Branches: branches(w), Wall: wall, Check: r.Figures.CheckDuration}
 }
 
@@ -167,8 +168,15 @@ func (o *Outcome) HasViolation(name string) bool {
 }
 
 // ReplayLine is the one command that reproduces the seed.
-func ReplayLine(scenario string, seed uint64) string {
-	return fmt.Sprintf("simrun replay --scenario %s --seed %d", scenario, seed)
+func (o *Outcome) ReplayLine() string { return ReplayLine(o.System, o.Scenario, o.Seed) }
+
+// ReplayLine is the one command that reproduces a seed of a scenario on a
+// system ("" or "cordum" is the default and is left out).
+func ReplayLine(system, scenario string, seed uint64) string {
+	if system == "" || system == "cordum" {
+		return fmt.Sprintf("simrun replay --scenario %s --seed %d", scenario, seed)
+	}
+	return fmt.Sprintf("simrun replay --system %s --scenario %s --seed %d", system, scenario, seed)
 }
 
 // branches counts how often the system reached each risky branch its spec

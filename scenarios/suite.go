@@ -162,7 +162,7 @@ func RunCase(c Case, each func(*Outcome)) *CaseReport {
 func (r *CaseReport) Describe() string {
 	var b strings.Builder
 	for _, o := range r.Failed {
-		fmt.Fprintf(&b, "%s seed %d:\n%s  replay: %s\n", r.Scenario, o.Seed, indent(o.Result.Summary()), ReplayLine(r.Scenario, o.Seed))
+		fmt.Fprintf(&b, "%s seed %d:\n%s  replay: %s\n", r.Scenario, o.Seed, indent(o.Result.Summary()), o.ReplayLine())
 	}
 	for _, k := range r.NeverFired {
 		fmt.Fprintf(&b, "%s: declared %s never fired over %d seeds\n", r.Scenario, k, r.Seeds)

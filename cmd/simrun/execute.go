@@ -38,7 +38,7 @@ func execute(t task, out string) (seedRun, error) {
 	}
 	if !t.Artifacts {
 		o := sc.Run(t.Seed)
-		res := reports.SeedResultOf(o, t.Expect)
+		res := reports.SeedResultOf(reportRun(o), t.Expect)
 		res.Finding = t.Finding
 		if !passed(res) {
 			res.Replay = replayFromSummary(out, t.Scenario, t.Seed)
@@ -46,7 +46,7 @@ func execute(t task, out string) (seedRun, error) {
 		return seedRun{Result: res}, nil
 	}
 	traced := sc.RunTraced(t.Seed, nil)
-	res := reports.SeedResultOf(traced, t.Expect)
+	res := reports.SeedResultOf(reportRun(traced), t.Expect)
 	res.Finding = t.Finding
 	if t.Checksum != "" && res.Checksum != t.Checksum {
 		return seedRun{Result: res}, &errNondeterministic{msg: fmt.Sprintf(
@@ -124,7 +124,7 @@ func writeArtifacts(dir string, sc scenarios.Scenario, o *scenarios.Outcome, res
 	res.Provenance = &prov
 	meta.Options = derivedOptions(sc, o)
 	if meta.Replay == "" {
-		meta.Replay = scenarios.ReplayLine(sc.Name, o.Seed)
+		meta.Replay = o.ReplayLine()
 	}
 	if meta.Shrink == "" {
 		meta.Shrink = fmt.Sprintf("simrun shrink --scenario %s --seed %d", sc.Name, o.Seed)
@@ -137,7 +137,9 @@ func writeArtifacts(dir string, sc scenarios.Scenario, o *scenarios.Outcome, res
 		{"plan.json", func(w io.Writer) error { return writePlan(w, o.Plan) }},
 		{"history.json", func(w io.Writer) error { return writeJSON(w, o.Run.History) }},
 		{"seed.json", func(w io.Writer) error { return writeJSON(w, res) }},
-		{"report.html", func(w io.Writer) error { return reports.NewSeedReport(o, sc.ExpectViolation, meta).WriteHTML(w) }},
+		{"report.html", func(w io.Writer) error {
+			return reports.NewSeedReport(reportRun(o), sc.ExpectViolation, meta).WriteHTML(w)
+		}},
 	}
 	for _, f := range writes {
 		if err := reports.WriteFileAtomic(filepath.Join(dir, f.name), f.write); err != nil {

@@ -207,7 +207,7 @@ func replay(w io.Writer, t seedTarget, rec record, out string, intoFolder, trace
 				t.sc.Name, t.seed, got, rec.from, rec.checksum)}
 	}
 	fmt.Fprintf(w, "%s seed %d: %d steps, checksum %s matches %s\n", t.sc.Name, t.seed, o.Steps, got, rec.from)
-	res := reports.SeedResultOf(o, t.sc.ExpectViolation)
+	res := reports.SeedResultOf(reportRun(o), t.sc.ExpectViolation)
 	fmt.Fprintf(w, "verdict: %s\n", res.Verdict)
 	for _, v := range res.Violations {
 		fmt.Fprintf(w, "  %s/%s %s step=%d: %s\n", v.Layer, v.Checker, v.Job, v.Step, v.Message)

@@ -46,7 +46,7 @@ func newShrinkCmd() *cobra.Command {
 // still fails with the same checker.
 func shrink(w io.Writer, t seedTarget, out string, budget time.Duration) error {
 	o := t.sc.RunTraced(t.seed, nil)
-	res := reports.SeedResultOf(o, t.sc.ExpectViolation)
+	res := reports.SeedResultOf(reportRun(o), t.sc.ExpectViolation)
 	if passed(res) {
 		fmt.Fprintf(w, "%s seed %d passes (%s): nothing to shrink\n", t.sc.Name, t.seed, res.Verdict)
 		return nil
@@ -66,7 +66,7 @@ func shrink(w io.Writer, t seedTarget, out string, budget time.Duration) error {
 	fails := func(p faults.Plan) bool {
 		runs++
 		c := t.sc.RunPlan(t.seed, p)
-		return failsWith(reports.SeedResultOf(c, t.sc.ExpectViolation), target)
+		return failsWith(reports.SeedResultOf(reportRun(c), t.sc.ExpectViolation), target)
 	}
 	if !fails(o.Plan) {
 		return &exitError{code: exitNondeterministic,
@@ -78,7 +78,7 @@ func shrink(w io.Writer, t seedTarget, out string, budget time.Duration) error {
 		return &exitError{code: exitUsage, err: err}
 	}
 	m := t.sc.RunTraced(t.seed, &minimal)
-	mres := reports.SeedResultOf(m, t.sc.ExpectViolation)
+	mres := reports.SeedResultOf(reportRun(m), t.sc.ExpectViolation)
 	mdir := filepath.Join(dir, "min")
 	mres.Artifacts = mdir
 	// min/ records the forced plan and its checksum: --from replays exactly it.

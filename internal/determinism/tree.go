@@ -13,7 +13,7 @@ import (
 // simulation or decides its outcome: the engine, the kernel, faults, checks,
 // models, scenarios and every system under test. A directory that does not
 // exist yet is skipped.
-var CheckedDirs = []string{"engine", "sim", "faults", "checker", "model", "scenarios", "systems"}
+var CheckedDirs = []string{"engine", "sim", "sut", "history", "faults", "checker", "model", "scenarios", "systems"}
 
 // Allowed exempts whole files from rules, each for a stated reason. Keep it
 // short: a marker on the line is the better exemption, because it sits where a
