@@ -177,7 +177,7 @@ func sortKeys(keys []dispatchKey) {
 func (c *run) countTo(job string, state string) int {
 	n := 0
 	for _, s := range c.jobStates[job] {
-		if s.To == state {
+		if c.in.System.Entered(s.From, s.To, state) {
 			n++
 		}
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/dispatchsim/dispatchsim/history"
 	"github.com/dispatchsim/dispatchsim/model"
+	"github.com/dispatchsim/dispatchsim/sut"
 )
 
 // LinOutcome is the linearizability verdict.
@@ -43,11 +44,18 @@ func returnAt(step uint64) int64 { return int64(step)*2 + 1 }
 
 // jobHistories turns the ground truth into one porcupine history per job: the
 // store's commits (instantaneous) and the clients' submits, reads and cancels.
-func jobHistories(h *history.History, jobStates map[string][]history.StateChange, ids []string) map[string][]porcupine.Operation {
+// A compound step (one write through two states, the spec says) is two
+// commits inside its step.
+func jobHistories(h *history.History, jobStates map[string][]history.StateChange, ids []string, spec sut.Spec) map[string][]porcupine.Operation {
 	out := map[string][]porcupine.Operation{}
 	for _, id := range ids {
 		for _, s := range jobStates[id] {
-			out[id] = append(out[id], model.CommitOp(storeClient, callAt(s.Step), id, string(s.From), string(s.To)))
+			if via, ok := spec.CompoundSteps[s.To]; ok {
+				out[id] = append(out[id], model.CommitOp(storeClient, callAt(s.Step), id, s.From, via),
+					model.CommitOp(storeClient, returnAt(s.Step), id, via, s.To))
+				continue
+			}
+			out[id] = append(out[id], model.CommitOp(storeClient, callAt(s.Step), id, s.From, s.To))
 		}
 	}
 	for _, op := range h.Ops {
@@ -76,7 +84,7 @@ func jobHistories(h *history.History, jobStates map[string][]history.StateChange
 // and every idempotency key's against run admission, each partition within
 // the time budget.
 func checkLinearizability(c *run) {
-	hist := jobHistories(c.in.History, c.jobStates, c.jobIDs)
+	hist := jobHistories(c.in.History, c.jobStates, c.jobIDs, c.in.System)
 	c.out.Linearizability = LinOk
 	for _, id := range slices.Sorted(maps.Keys(hist)) {
 		ops := hist[id]

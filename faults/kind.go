@@ -54,7 +54,10 @@ type Kind struct {
 	// Defaults are the knobs a kind gets when it is turned on with zero values.
 	Defaults KindOptions
 
-	applies     func(p *sim.Point) bool
+	applies func(p *sim.Point) bool
+	// needs says which systems have the kind's fault point at all (nil: all);
+	// a kind a system cannot reach is not declared for it.
+	needs       func(s sut.Spec) bool
 	class       budgetClass
 	swarmChance float64 // chance Swarm turns the kind on (0.5)
 	// setup kinds: draw the run's entries (record mode) and apply one entry
@@ -70,6 +73,14 @@ type Kind struct {
 func (k Kind) Applies(p *sim.Point) bool {
 	return k.applies != nil && p != nil && p.Kind == k.Point && k.applies(p)
 }
+
+// AppliesTo reports whether a system with spec s has the kind's fault point.
+func (k Kind) AppliesTo(s sut.Spec) bool { return k.needs == nil || k.needs(s) }
+
+// Which systems have which fault points, from their specs.
+func hasRollback(s sut.Spec) bool  { return s.Allowed(s.Dispatched, s.Scheduled) }
+func hasJobLock(s sut.Spec) bool   { return s.JobLock }
+func hasAdmission(s sut.Spec) bool { return s.RunAdmission }
 
 var registry = map[string]Kind{}
 

@@ -30,9 +30,10 @@ type Summary struct {
 	Version    int        `json:"version"`
 	Tool       string     `json:"tool"` // e.g. "simrun dev"
 	Provenance Provenance `json:"provenance"`
-	Suite      string     `json:"suite"`           // suite name or "scenario:<name>"
-	Shard      string     `json:"shard,omitempty"` // "2/4" when sharded; "" merged or unsharded
-	ShardIndex int        `json:"shard_index"`     // 1-based; 1 of 1 unsharded or merged
+	Suite      string     `json:"suite"`            // suite name or "scenario:<name>"
+	System     string     `json:"system,omitempty"` // the system under test ("" before systems had names: cordum)
+	Shard      string     `json:"shard,omitempty"`  // "2/4" when sharded; "" merged or unsharded
+	ShardIndex int        `json:"shard_index"`      // 1-based; 1 of 1 unsharded or merged
 	ShardCount int        `json:"shard_count"`
 	// SuiteSeeds and SeedList describe the whole run over every shard: the
 	// seed count and a fingerprint of the ordered seed list, so a merge can
@@ -128,6 +129,7 @@ type CaseResult struct {
 
 // SeedResult is one seed's run.
 type SeedResult struct {
+	System                string         `json:"system,omitempty"`
 	Scenario              string         `json:"scenario"`
 	Finding               string         `json:"finding,omitempty"`
 	Seed                  uint64         `json:"seed"`
@@ -171,6 +173,7 @@ type Coverage struct {
 // fire ("" for none). Finding and Artifacts are the caller's to fill in.
 func SeedResultOf(o Run, expect string) SeedResult {
 	r := SeedResult{
+		System:          o.System,
 		Scenario:        o.Scenario,
 		Seed:            o.Seed,
 		Checksum:        fmt.Sprintf("%016x", o.Checksum),

@@ -45,6 +45,21 @@ type Scenario struct {
 	System sut.System
 }
 
+// DeclaredFaults are the scenario's kinds that its system can reach: a kind
+// aimed at a fault point the system does not have (a rollback write, a job
+// lock, run admission) is not declared for it, so it cannot fail the suite by
+// never firing.
+func (s Scenario) DeclaredFaults() []faults.Kind {
+	spec := s.system().Spec(sut.Options{})
+	var out []faults.Kind
+	for _, k := range s.Faults {
+		if k.AppliesTo(spec) {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
 // On returns the scenario run against sys.
 func (s Scenario) On(sys sut.System) Scenario {
 	s.System = sys

@@ -146,7 +146,7 @@ func RunCase(c Case, each func(*Outcome)) *CaseReport {
 		}
 	}
 	rep.Failed = append(rep.Failed, offenders...)
-	for _, k := range sc.Faults {
+	for _, k := range sc.DeclaredFaults() {
 		if rep.Fired[k.Name] == 0 {
 			rep.NeverFired = append(rep.NeverFired, k.Name)
 		}

@@ -284,15 +284,8 @@ func (h *storeHook) observe(a *Actor, cmd redis.Cmder) {
 		return
 	}
 	w := h.s.w
-	for _, arg := range cmd.Args()[1:] {
-		key, ok := arg.(string)
-		if !ok {
-			continue
-		}
-		id, ok := w.obs.JobKey(key)
-		if !ok {
-			continue
-		}
+	for _, key := range w.obs.Touched(h.s, name, cmd.Args()) {
+		id, _ := w.obs.JobKey(key)
 		job := w.obs.Job(h.s, key)
 		st, v := job.State, job.Version
 		prev := h.s.states[id]

@@ -57,6 +57,8 @@ type worker struct {
 	active int
 	seen   map[string]bool
 	starts int
+	// gate is the system's idempotent consumer, if it has one.
+	gate sut.DispatchGate
 }
 
 func (w *World) startWorker(wk *worker) {
@@ -65,6 +67,14 @@ func (w *World) startWorker(wk *worker) {
 	wk.seen = map[string]bool{}
 	w.k.RestartGroup(wk.group)
 	w.bus.unsubscribeGroup(wk.group)
+	if c, ok := w.proto.(sut.IdempotentConsumer); ok && !w.cfg.Workers.NoDedup && wk.gate == nil {
+		gate, err := c.Consumer(sut.Ports{Redis: w.store.client(wk.group), Clock: w.k.NewClock(wk.group, 0),
+			Random: w.seeds.Child(wk.group + "/consumer"), Registerer: w.workerRegistry(), Spawn: w.spawner(wk.group)})
+		if err != nil {
+			panic(fmt.Sprintf("sim: %s consumer: %v", wk.group, err)) // a harness bug, not an input error
+		}
+		wk.gate = gate
+	}
 	w.bus.subscribeHandler(w.proto.Subject(wk.spec.ID), wk.group, wk.group, dispatchHandler{wk})
 	w.k.Spawn(wk.group, "heartbeat", wk.heartbeatLoop)
 }
@@ -91,6 +101,16 @@ func (wk *worker) accept(ctx context.Context, pkt sut.Dispatch) sut.Settle {
 	if !wk.w.cfg.Workers.NoDedup && wk.seen[key] {
 		wk.w.k.tracef(ActorOf(ctx).name, "worker skips duplicate %s", key)
 		return sut.Ack()
+	}
+	if wk.gate != nil {
+		first, err := wk.gate.First(ctx, pkt)
+		if err != nil {
+			return sut.NakAfter(time.Second) // the store is unsure: ask again
+		}
+		if !first {
+			wk.w.k.tracef(ActorOf(ctx).name, "worker consumer refuses %s", key)
+			return sut.Ack()
+		}
 	}
 	wk.seen[key] = true
 	wk.active++

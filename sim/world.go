@@ -136,7 +136,9 @@ type World struct {
 	admit    sut.Admission // nil when the system has no run admission
 	// gatewayRegistry holds the gateway's admission metrics.
 	gatewayRegistry *prometheus.Registry
-	healing         bool
+	// workerRegistries hold the workers' idempotent consumers' metrics.
+	workerRegistries []*prometheus.Registry
+	healing          bool
 
 	// bookkeeping for the stop condition
 	clientsPending int
@@ -339,6 +341,13 @@ func (w *World) SetRouting(r sut.Routing) {
 // Replicas counts the scheduler replicas.
 func (w *World) Replicas() int { return len(w.replicas) }
 
+// workerRegistry is where one worker's consumer counts.
+func (w *World) workerRegistry() prometheus.Registerer {
+	reg := prometheus.NewRegistry()
+	w.workerRegistries = append(w.workerRegistries, reg)
+	return reg
+}
+
 // GatewayMetrics is the gateway's registry (run admission).
 func (w *World) GatewayMetrics() prometheus.Gatherer { return w.gatewayRegistry }
 
@@ -349,6 +358,9 @@ func (w *World) Metrics() []prometheus.Gatherer {
 		for _, reg := range r.registries {
 			out = append(out, reg)
 		}
+	}
+	for _, reg := range w.workerRegistries {
+		out = append(out, reg)
 	}
 	return out
 }

@@ -8,6 +8,9 @@ import "time"
 type Observer interface {
 	// JobKey reports the job a store key holds the state of.
 	JobKey(key string) (jobID string, ok bool)
+	// Touched lists the job keys a write may have changed: those it names,
+	// and those a script reaches through other keys.
+	Touched(v View, cmd string, args []any) []string
 	// Job reads a job's facts from its key; it runs after every write to a
 	// job, so it reads only what it needs.
 	Job(v View, key string) JobFact

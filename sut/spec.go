@@ -15,6 +15,10 @@ type Spec struct {
 	Dispatched, Retrying, Scheduled string
 	// Running is the state a job is in once a worker reported it started.
 	Running string
+	// CompoundSteps maps a state to the state every write into it passes
+	// through in the same script: the move is observed as one, and is checked
+	// and counted as the two.
+	CompoundSteps map[string]string
 	// Succeeded, Cancelled, Failed and TimedOut name those outcomes.
 	Succeeded, Cancelled, Failed, TimedOut string
 	// DispatchTimeout and ReconcileInterval bound how long a job may stay
@@ -23,6 +27,8 @@ type Spec struct {
 	// RetryCapReason is the DLQ reason code of a job that hit the retry cap;
 	// it must never hide a recorded cause ("" when the system has none).
 	RetryCapReason string
+	// RunAdmission is true when the gateway admits workflow runs (Admission).
+	RunAdmission bool
 	// JobLock is true when the system serialises work on a job by a lock.
 	JobLock bool
 	// PublishFromRelay is true when dispatches are published after the state
@@ -55,12 +61,27 @@ func (s Spec) IsTerminal(state string) bool {
 	return false
 }
 
-// Allowed reports whether from -> to is in the transition graph.
+// Allowed reports whether from -> to is in the transition graph, directly
+// or as a compound step.
 func (s Spec) Allowed(from, to string) bool {
+	if s.edge(from, to) {
+		return true
+	}
+	via, ok := s.CompoundSteps[to]
+	return ok && s.edge(from, via) && s.edge(via, to)
+}
+
+func (s Spec) edge(from, to string) bool {
 	for _, t := range s.Transitions[from] {
 		if t == to {
 			return true
 		}
 	}
 	return false
+}
+
+// Entered reports whether the observed move from -> to entered state, on
+// its own or as the middle of a compound step.
+func (s Spec) Entered(from, to, state string) bool {
+	return to == state || s.CompoundSteps[to] == state
 }

@@ -102,3 +102,15 @@ type Heartbeat struct {
 	Active, Parallel int
 	CPU, GPU         float64
 }
+
+// IdempotentConsumer is optional for a WorkerProtocol: a store-backed gate a
+// worker asks before it runs a dispatch. It outlives the worker's restarts,
+// where the simulator's in-memory de-duplication does not.
+type IdempotentConsumer interface {
+	Consumer(p Ports) (DispatchGate, error)
+}
+
+// DispatchGate admits a dispatch once.
+type DispatchGate interface {
+	First(ctx context.Context, d Dispatch) (bool, error)
+}

@@ -36,6 +36,11 @@ func execute(t task, out string) (seedRun, error) {
 	if !ok {
 		return seedRun{}, fmt.Errorf("unknown scenario %q", t.Scenario)
 	}
+	sys, err := lookupSystem(t.System)
+	if err != nil {
+		return seedRun{}, err
+	}
+	sc = sc.On(sys)
 	if !t.Artifacts {
 		o := sc.Run(t.Seed)
 		res := reports.SeedResultOf(reportRun(o), t.Expect)

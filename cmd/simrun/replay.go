@@ -25,7 +25,7 @@ type seedTarget struct {
 	plan *faults.Plan
 }
 
-func resolveTarget(scenario, seed, planFile string) (seedTarget, error) {
+func resolveTarget(system, scenario, seed, planFile string) (seedTarget, error) {
 	if scenario == "" || seed == "" {
 		return seedTarget{}, fmt.Errorf("--scenario and --seed are required")
 	}
@@ -33,6 +33,11 @@ func resolveTarget(scenario, seed, planFile string) (seedTarget, error) {
 	if !ok {
 		return seedTarget{}, fmt.Errorf("unknown scenario %q (simrun list shows them)", scenario)
 	}
+	sys, err := lookupSystem(system)
+	if err != nil {
+		return seedTarget{}, fmt.Errorf("--system: %v", err)
+	}
+	sc = sc.On(sys)
 	s, err := sim.ParseSeed(seed)
 	if err != nil {
 		return seedTarget{}, fmt.Errorf("--seed: %v", err)
@@ -56,7 +61,7 @@ func resolveTarget(scenario, seed, planFile string) (seedTarget, error) {
 }
 
 func newReplayCmd() *cobra.Command {
-	var scenario, seed, planFile, out, checksum, from string
+	var system, scenario, seed, planFile, out, checksum, from string
 	var untilStep uint64
 	var trace bool
 	cmd := &cobra.Command{
@@ -77,7 +82,7 @@ func newReplayCmd() *cobra.Command {
 					return usageErrorf("%v", err)
 				}
 				out = from
-			} else if t, err = resolveTarget(scenario, seed, planFile); err != nil {
+			} else if t, err = resolveTarget(system, scenario, seed, planFile); err != nil {
 				return usageErrorf("%v", err)
 			}
 			if cmd.Flags().Changed("until-step") {
@@ -94,6 +99,7 @@ func newReplayCmd() *cobra.Command {
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&from, "from", "", "a failing seed's folder (<out>/<scenario>/<seed>): replay it with the plan, checksum and commit it recorded")
+	fl.StringVar(&system, "system", defaultSystem, systemUsage)
 	fl.StringVar(&scenario, "scenario", "", "scenario of the seed")
 	fl.StringVar(&seed, "seed", "", "seed to replay (decimal, 0x-hex or a 40-hex commit id)")
 	fl.StringVar(&planFile, "plan", "", "force this recorded fault plan (plan.json, or a shrunk plan.min.json)")
@@ -126,7 +132,7 @@ func readSeedFolder(dir, scenario, seed string) (seedTarget, record, error) {
 	if err != nil {
 		return seedTarget{}, record{}, err
 	}
-	t, err := resolveTarget(r.Scenario, fmt.Sprint(r.Seed), "")
+	t, err := resolveTarget(r.System, r.Scenario, fmt.Sprint(r.Seed), "")
 	if err != nil {
 		return seedTarget{}, record{}, fmt.Errorf("%s: %v", seedFile, err)
 	}
@@ -140,7 +146,7 @@ func readSeedFolder(dir, scenario, seed string) (seedTarget, record, error) {
 	}
 	planFile := filepath.Join(dir, "plan.json")
 	if _, err := os.Stat(planFile); err == nil {
-		withPlan, err := resolveTarget(t.sc.Name, fmt.Sprint(t.seed), planFile)
+		withPlan, err := resolveTarget(r.System, t.sc.Name, fmt.Sprint(t.seed), planFile)
 		if err != nil {
 			return seedTarget{}, record{}, err
 		}

@@ -20,6 +20,7 @@ import (
 // runFlags are the flags of simrun run.
 type runFlags struct {
 	suite, scenario string
+	system          string
 	seeds           seedFlags
 	jobs            int
 	shard           string
@@ -53,6 +54,7 @@ func newRunCmd() *cobra.Command {
 	fl := cmd.Flags()
 	fl.StringVar(&f.suite, "suite", "", "suite to run (release, exploratory, regression; default release)")
 	fl.StringVar(&f.scenario, "scenario", "", "run one scenario instead of a suite")
+	fl.StringVar(&f.system, "system", defaultSystem, systemUsage)
 	fl.StringVar(&f.seeds.seed, "seed", "", "run this seed (decimal, 0x-hex or a 40-hex commit id)")
 	fl.StringVar(&f.seeds.seeds, "seeds", "", "run seeds A..B, both included")
 	fl.IntVar(&f.seeds.count, "count", 0, "run N seeds: from --seed, or from the start of each range")
@@ -75,6 +77,10 @@ func newRunCmd() *cobra.Command {
 func runSuite(cmd *cobra.Command, f runFlags) error {
 	if cmd.Flags().Changed("count") && f.seeds.count == 0 {
 		return usageErrorf("--count 0: want at least 1")
+	}
+	sys, err := lookupSystem(f.system)
+	if err != nil {
+		return usageErrorf("--system: %v", err)
 	}
 	sel, err := selectCases(f.suite, f.scenario, f.seeds)
 	if err != nil {
@@ -103,6 +109,9 @@ func runSuite(cmd *cobra.Command, f runFlags) error {
 		}
 	}
 	tasks := sel.tasks(sh)
+	for i := range tasks {
+		tasks[i].System = f.system
+	}
 	if len(tasks) == 0 {
 		return usageErrorf("shard %s of %s has no seeds", sh, sel.Name)
 	}
@@ -133,7 +142,8 @@ func runSuite(cmd *cobra.Command, f runFlags) error {
 	rs.removeHalfWritten(f.out) // only now can no worker be writing one
 	wall := time.Since(start)   // determinism-ok: figure
 
-	sum := reports.Build("simrun "+version, sel.Name, sh.String(), sel.specs(), rs.results(), wall.Seconds())
+	sum := reports.Build("simrun "+version, sel.Name, sh.String(), sel.specs(sys), rs.results(), wall.Seconds())
+	sum.System = f.system
 	sum.Provenance = provenance()
 	switch {
 	case intr.interrupted():

@@ -8,6 +8,7 @@ import (
 	"github.com/dispatchsim/dispatchsim/reports"
 	"github.com/dispatchsim/dispatchsim/scenarios"
 	"github.com/dispatchsim/dispatchsim/sim"
+	"github.com/dispatchsim/dispatchsim/sut"
 )
 
 // maxSeedsPerCase bounds --seeds and --count, so a typo cannot queue a
@@ -156,6 +157,7 @@ func parseShard(s string) (shard, error) {
 // task is one seed of one case, as sent to a worker.
 type task struct {
 	Index    int    `json:"index"` // in this run's task list
+	System   string `json:"system,omitempty"`
 	Scenario string `json:"scenario"`
 	Finding  string `json:"finding,omitempty"`
 	Seed     uint64 `json:"seed"`
@@ -184,12 +186,13 @@ func (sel selection) tasks(sh shard) []task {
 }
 
 // specs describes the cases for the summary.
-func (sel selection) specs() []reports.CaseSpec {
+// Declared kinds are those the system can reach (Scenario.DeclaredFaults).
+func (sel selection) specs(sys sut.System) []reports.CaseSpec {
 	out := make([]reports.CaseSpec, len(sel.Cases))
 	for i, c := range sel.Cases {
 		spec := reports.CaseSpec{Scenario: c.Scenario.Name, Finding: c.Finding, Seeds: c.Seeds,
 			ExpectViolation: c.Scenario.ExpectViolation}
-		for _, k := range c.Scenario.Faults {
+		for _, k := range c.Scenario.On(sys).DeclaredFaults() {
 			if !sel.Custom[i] {
 				spec.Declared = append(spec.Declared, k.Name)
 			}

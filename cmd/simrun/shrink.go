@@ -13,14 +13,14 @@ import (
 )
 
 func newShrinkCmd() *cobra.Command {
-	var scenario, seed, out string
+	var system, scenario, seed, out string
 	var budget time.Duration
 	cmd := &cobra.Command{
 		Use:   "shrink",
 		Short: "Minimize a failing seed's fault plan to the smallest that still fails the same checker",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			t, err := resolveTarget(scenario, seed, "")
+			t, err := resolveTarget(system, scenario, seed, "")
 			if err != nil {
 				return usageErrorf("%v", err)
 			}
@@ -34,6 +34,7 @@ func newShrinkCmd() *cobra.Command {
 		},
 	}
 	fl := cmd.Flags()
+	fl.StringVar(&system, "system", defaultSystem, systemUsage)
 	fl.StringVar(&scenario, "scenario", "", "scenario of the failing seed")
 	fl.StringVar(&seed, "seed", "", "the failing seed")
 	fl.StringVar(&out, "out", "simrun-out", "where the original and the minimal failure's artifacts go")

@@ -27,6 +27,19 @@ type observer struct{}
 
 func (observer) JobKey(key string) (string, bool) { return engine.JobIDFromKey(key) }
 
+// Touched: the engine's scripts name every job key they write.
+func (o observer) Touched(_ sut.View, _ string, args []any) []string {
+	var keys []string
+	for _, arg := range args[1:] {
+		if key, ok := arg.(string); ok {
+			if _, job := o.JobKey(key); job {
+				keys = append(keys, key)
+			}
+		}
+	}
+	return keys
+}
+
 func (observer) Job(v sut.View, key string) sut.JobFact {
 	version, _ := strconv.ParseInt(v.Field(key, "version"), 10, 64)
 	attempts, _ := strconv.Atoi(v.Field(key, "attempts"))

@@ -19,6 +19,7 @@ func (System) Spec(o sut.Options) sut.Spec {
 		ReconcileInterval: engine.DefaultReconcileInterval,
 		RetryCapReason:    string(engine.ReasonMaxSchedulingRetries),
 		JobLock:           true,
+		RunAdmission:      true,
 		Metrics: sut.Metrics{Rollbacks: "scheduler_dispatch_rollback_total",
 			RollbackFailures: "scheduler_dispatch_rollback_failure_total",
 			FailClosedReads:  "scheduler_state_read_fail_closed_total",
