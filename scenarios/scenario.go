@@ -101,6 +101,12 @@ func (s Scenario) FaultOptions(seed uint64) faults.Options {
 	return o
 }
 
+// SeedConfig is the world configuration a plain run of the seed uses, with
+// defaults filled in: what a verbose run prints before the seed runs.
+func (s Scenario) SeedConfig(seed uint64) sim.Config {
+	return sim.WithDefaults(s.Config(seed, s.Injector(seed, nil)))
+}
+
 // Config builds the world configuration of a seed with the given injector.
 func (s Scenario) Config(seed uint64, inj *faults.Injector) sim.Config {
 	cfg := sim.Config{Seed: seed, Injector: inj, System: s.system(),

@@ -33,10 +33,7 @@ const (
 // sweeper reclaims stale reservations.
 func (w *World) scheduleRuns(rng *rand.Rand) {
 	wl := w.cfg.Workload
-	keys := wl.RunKeys
-	if keys == 0 {
-		keys = max(wl.Runs/2, 1)
-	}
+	keys := wl.RunKeys // filled in by withDefaults
 	if w.admit == nil {
 		return // the system has no run admission
 	}

@@ -67,6 +67,10 @@ type Workload struct {
 	Scripted bool
 }
 
+// WithDefaults is the configuration with every default the world would use
+// filled in.
+func WithDefaults(c Config) Config { return c.withDefaults() }
+
 func (c Config) withDefaults() Config {
 	if c.Replicas == 0 {
 		c.Replicas = 3
@@ -99,6 +103,10 @@ func (c Config) withDefaults() Config {
 	if len(c.Workload.Topics) == 0 {
 		c.Workload.Topics = []string{"default"}
 	}
+	if c.Workload.Runs > 0 && c.Workload.RunKeys == 0 {
+		c.Workload.RunKeys = max(c.Workload.Runs/2, 1)
+	}
+	c.Workload.RunLimit = max(c.Workload.RunLimit, 1)
 	if c.ReplicaRestartAfter == 0 {
 		c.ReplicaRestartAfter = 20 * time.Second
 	}

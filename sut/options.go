@@ -1,17 +1,23 @@
 package sut
 
-import "time"
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+)
 
 // Options are the settings a world runs a system with, as data so a run can
 // print and compare them. Zero values mean the system's defaults.
 type Options struct {
-	DispatchTimeout      time.Duration `json:",omitempty"`
-	RunningTimeout       time.Duration `json:",omitempty"`
-	ReconcileInterval    time.Duration `json:",omitempty"`
-	MaxSchedulingRetries int           `json:",omitempty"`
+	DispatchTimeout      time.Duration
+	RunningTimeout       time.Duration
+	ReconcileInterval    time.Duration
+	MaxSchedulingRetries int
 	// RunLimit is an org's max concurrent workflow runs.
-	RunLimit int     `json:",omitempty"`
-	Routing  Routing `json:",omitempty"`
+	RunLimit int
+	Routing  Routing
 }
 
 // Routing maps topics to pools and pools to the capabilities they need.
@@ -31,4 +37,33 @@ func (r Routing) Clone() Routing {
 		out.Pools[p] = append([]string(nil), req...)
 	}
 	return out
+}
+
+// String prints every option, zero values as "default", routing sorted.
+func (o Options) String() string {
+	dur := func(d time.Duration) string {
+		if d == 0 {
+			return "default"
+		}
+		return d.String()
+	}
+	num := func(n int) string {
+		if n == 0 {
+			return "default"
+		}
+		return strconv.Itoa(n)
+	}
+	var topics []string
+	for t, pools := range o.Routing.Topics {
+		topics = append(topics, t+"->"+strings.Join(pools, "|"))
+	}
+	sort.Strings(topics)
+	var pools []string
+	for p, req := range o.Routing.Pools {
+		pools = append(pools, p+"["+strings.Join(req, ",")+"]")
+	}
+	sort.Strings(pools)
+	return fmt.Sprintf("dispatch_timeout=%s running_timeout=%s reconcile_interval=%s max_scheduling_retries=%s "+
+		"run_limit=%s topics=%s pools=%s", dur(o.DispatchTimeout), dur(o.RunningTimeout), dur(o.ReconcileInterval),
+		num(o.MaxSchedulingRetries), num(o.RunLimit), strings.Join(topics, " "), strings.Join(pools, " "))
 }

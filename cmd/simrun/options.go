@@ -2,18 +2,28 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"sort"
 	"strings"
 
 	"github.com/dispatchsim/dispatchsim/faults"
 	"github.com/dispatchsim/dispatchsim/reports"
 	"github.com/dispatchsim/dispatchsim/scenarios"
+	"github.com/dispatchsim/dispatchsim/sim"
+	"github.com/dispatchsim/dispatchsim/sut"
 )
 
 // derivedOptions lists everything a seed decided or a scenario set: what an
 // engineer needs to read a failure without opening the code.
 func derivedOptions(sc scenarios.Scenario, o *scenarios.Outcome) []reports.Option {
-	cfg := o.World.Config()
+	out := configOptions(sc, o.World.Config(), o.Seed)
+	return append(out, reports.Option{Name: "faults fired",
+		Value: fmt.Sprintf("%d (plan of %d entries)", len(o.Run.History.Faults), len(o.Plan.Entries))})
+}
+
+// configOptions lists a seed's world configuration (defaults filled in, the
+// values the run uses) and its fault options.
+func configOptions(sc scenarios.Scenario, cfg sim.Config, seed uint64) []reports.Option {
 	wl := cfg.Workload
 	opt := func(name, format string, args ...any) reports.Option {
 		return reports.Option{Name: name, Value: fmt.Sprintf(format, args...)}
@@ -24,7 +34,9 @@ func derivedOptions(sc scenarios.Scenario, o *scenarios.Outcome) []reports.Optio
 	}
 	out := []reports.Option{
 		opt("scenario", "%s (%s)", sc.Name, sc.Source),
-		opt("seed", "%d (0x%x)", o.Seed, o.Seed),
+		opt("seed", "%d (0x%x)", seed, seed),
+		opt("system", "%s", cfg.System.Name()),
+		opt("system options", "%s", cfg.Options),
 		opt("replicas", "%d", cfg.Replicas),
 		opt("workers", "%s", strings.Join(workers, " ")),
 		opt("broker dedup", "%t", cfg.Bus.Dedup),
@@ -45,7 +57,7 @@ func derivedOptions(sc scenarios.Scenario, o *scenarios.Outcome) []reports.Optio
 	if len(skews) > 0 {
 		out = append(out, opt("clock skew", "%s", strings.Join(skews, " ")))
 	}
-	fo := sc.FaultOptions(o.Seed)
+	fo := sc.FaultOptions(seed)
 	names := make([]string, 0, len(fo.Kinds))
 	for name := range fo.Kinds {
 		names = append(names, name)
@@ -67,7 +79,22 @@ func derivedOptions(sc scenarios.Scenario, o *scenarios.Outcome) []reports.Optio
 		budget = fmt.Sprintf("%+v", fo.Budget)
 	}
 	out = append(out, opt("fault kinds", "%s", strings.Join(kinds, " ")),
-		opt("fault budget", "%s", budget),
-		opt("faults fired", "%d (plan of %d entries)", len(o.Run.History.Faults), len(o.Plan.Entries)))
+		opt("fault budget", "%s", budget))
 	return out
+}
+
+// printSeedOptions prints each task's options, derived from the configuration
+// the seed's run will use.
+func printSeedOptions(w io.Writer, tasks []task, sys sut.System) {
+	for _, t := range tasks {
+		sc, ok := scenarios.Lookup(t.Scenario)
+		if !ok {
+			continue
+		}
+		sc = sc.On(sys)
+		fmt.Fprintf(w, "seed %s/%d:\n", sc.Name, t.Seed)
+		for _, opt := range configOptions(sc, sc.SeedConfig(t.Seed), t.Seed) {
+			fmt.Fprintf(w, "  %-15s %s\n", opt.Name+":", opt.Value)
+		}
+	}
 }

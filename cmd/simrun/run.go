@@ -31,6 +31,7 @@ type runFlags struct {
 	allowIncomplete bool
 	failFast        bool
 	maxArtifacts    int
+	verbose         bool
 }
 
 // defaultMaxArtifacts bounds the failing seeds that get a folder of
@@ -55,6 +56,7 @@ func newRunCmd() *cobra.Command {
 	fl.StringVar(&f.suite, "suite", "", "suite to run (release, exploratory, regression; default release)")
 	fl.StringVar(&f.scenario, "scenario", "", "run one scenario instead of a suite")
 	fl.StringVar(&f.system, "system", defaultSystem, systemUsage)
+	fl.BoolVarP(&f.verbose, "verbose", "v", false, "print every seed's options (world, system, faults) before the seeds run")
 	fl.StringVar(&f.seeds.seed, "seed", "", "run this seed (decimal, 0x-hex or a 40-hex commit id)")
 	fl.StringVar(&f.seeds.seeds, "seeds", "", "run seeds A..B, both included")
 	fl.IntVar(&f.seeds.count, "count", 0, "run N seeds: from --seed, or from the start of each range")
@@ -111,6 +113,9 @@ func runSuite(cmd *cobra.Command, f runFlags) error {
 	tasks := sel.tasks(sh)
 	for i := range tasks {
 		tasks[i].System = f.system
+	}
+	if f.verbose {
+		printSeedOptions(cmd.ErrOrStderr(), tasks, sys)
 	}
 	if len(tasks) == 0 {
 		return usageErrorf("shard %s of %s has no seeds", sh, sel.Name)
