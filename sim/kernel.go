@@ -22,6 +22,7 @@ type Kernel struct {
 	rng      *rand.Rand
 	epoch    time.Time
 	line     []byte // tracef's buffer
+	reapDue  bool   // an actor was killed or finished since the last reap
 	now      time.Duration
 	step     uint64
 	actors   []*Actor // live actors, creation order
@@ -210,6 +211,7 @@ func (a *Actor) main(fn func(ctx context.Context), r *runner) {
 			a.k.panicMsg = fmt.Sprintf("actor %s panicked: %v\n%s", a.name, rec, debug.Stack())
 		}
 		a.done = true
+		a.k.reapDue = true
 		if returned {
 			a.k.idle = append(a.k.idle, r)
 		}
@@ -220,6 +222,13 @@ func (a *Actor) main(fn func(ctx context.Context), r *runner) {
 		fn(a.ctx)
 	}
 	returned = true
+}
+
+// kill marks the actor dead: it exits at its next yield point, or when reap
+// hands it the baton.
+func (a *Actor) kill() {
+	a.dead = true
+	a.k.reapDue = true
 }
 
 // Yield hands the baton back; the actor stays runnable.
@@ -265,7 +274,7 @@ func (k *Kernel) CrashGroup(name string) {
 	g.epoch++
 	for _, a := range k.actors {
 		if a.grp == g {
-			a.dead = true
+			a.kill()
 		}
 	}
 }
@@ -379,7 +388,13 @@ func (k *Kernel) advanceTo(at time.Duration) {
 }
 
 // reap lets killed actors exit, in creation order, and forgets finished ones.
+// It runs before every step, so it returns at once when no actor was killed
+// or finished since the last time.
 func (k *Kernel) reap() {
+	if !k.reapDue {
+		return
+	}
+	k.reapDue = false
 	live := k.actors[:0]
 	for _, a := range k.actors {
 		if a.dead && !a.done {
@@ -491,7 +506,7 @@ func tail(b []byte, n int) string {
 // goroutine outlives the run.
 func (k *Kernel) Shutdown() {
 	for _, a := range k.actors {
-		a.dead = true
+		a.kill()
 	}
 	k.reap()
 	for _, r := range k.idle {

@@ -58,7 +58,7 @@ type observed struct {
 func (s *store) client(group string) *redis.Client {
 	c := redis.NewClient(&redis.Options{
 		Addr:             "miniredis",
-		Dialer:           func(context.Context, string, string) (net.Conn, error) { return s.mr.Dial() },
+		Dialer:           func(context.Context, string, string) (net.Conn, error) { return s.dial() },
 		Protocol:         2,
 		DisableIdentity:  true,
 		MaxRetries:       -1,
@@ -76,6 +76,18 @@ func (s *store) client(group string) *redis.Client {
 	c.AddHook(&storeHook{s: s, group: group})
 	s.clients = append(s.clients, c)
 	return c
+}
+
+// dial connects to miniredis over a memConn once its server runs (the first
+// miniredis.Dial starts it).
+func (s *store) dial() (net.Conn, error) {
+	srv := s.mr.Server()
+	if srv == nil {
+		return s.mr.Dial()
+	}
+	client, server := newMemConn()
+	srv.ServeConn(server)
+	return client, nil
 }
 
 // The store is the observers' sut.View: reads straight from miniredis, no

@@ -311,7 +311,7 @@ func (w *World) crash(a *Actor) {
 			return
 		}
 	}
-	a.dead = true
+	a.kill()
 }
 
 // CrashReplica takes replica i (0-based) down now and restarts it after the
