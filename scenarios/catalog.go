@@ -6,6 +6,7 @@ import (
 	"github.com/dispatchsim/dispatchsim/checker"
 	"github.com/dispatchsim/dispatchsim/faults"
 	"github.com/dispatchsim/dispatchsim/sim"
+	"github.com/dispatchsim/dispatchsim/sut"
 )
 
 // often raises every listed kind's probability, so a short scenario sees it.
@@ -31,11 +32,8 @@ func All() []Scenario {
 			Faults: []faults.Kind{faults.PublishFailsClean, faults.DispatchedWriteFails, faults.DispatchedWriteReplyLost,
 				faults.RunningWriteFails, faults.RollbackWriteFails, faults.RollbackWriteReplyLost},
 			Options: often(0.15, faults.PublishFailsClean, faults.RollbackWriteFails, faults.DispatchedWriteFails),
-			World: func(cfg *sim.Config) {
-				cfg.Bus.Dedup = false
-				cfg.Workers.NoDedup = true
-			},
-			Seeds: SeedRange{First: 1000, Count: 12},
+			World:   World{NoBrokerDedup: true, NoWorkerDedup: true},
+			Seeds:   SeedRange{First: 1000, Count: 12},
 		},
 		{
 			Name:        "fail-closed-read",
@@ -74,11 +72,10 @@ func All() []Scenario {
 				"each DLQ entry must name no_workers, never max_scheduling_retries",
 			Faults:  []faults.Kind{faults.StoreReadFails},
 			Options: often(0.02, faults.StoreReadFails),
-			World: func(cfg *sim.Config) {
-				cfg.WorkerSpecs = []sim.WorkerSpec{{ID: "w1", Pool: "general", MaxParallel: 4}, {ID: "w2", Pool: "general", MaxParallel: 4}}
-				cfg.Workload.Jobs = 12
-				cfg.Workload.Topics = []string{"default", "gpu"}
-				cfg.Options.MaxSchedulingRetries = 5
+			World: World{
+				WorkerSpecs: []sim.WorkerSpec{{ID: "w1", Pool: "general", MaxParallel: 4}, {ID: "w2", Pool: "general", MaxParallel: 4}},
+				Workload:    &sim.Workload{Jobs: 12, StatusReads: 20, CancelRate: 0.05, Topics: []string{"default", "gpu"}},
+				Options:     sut.Options{MaxSchedulingRetries: 5},
 			},
 			Seeds: SeedRange{First: 3200, Count: 4},
 		},
@@ -132,12 +129,9 @@ func All() []Scenario {
 			Source: "seed 000",
 			Description: "the same ambiguous publish with de-duplication off at the broker and the worker: exactly-once is impossible " +
 				"by construction, and the harness must say so by finding the duplicate",
-			Faults:  []faults.Kind{faults.PublishFailsAfterStored},
-			Options: often(0.3, faults.PublishFailsAfterStored),
-			World: func(cfg *sim.Config) {
-				cfg.Bus.Dedup = false
-				cfg.Workers.NoDedup = true
-			},
+			Faults:          []faults.Kind{faults.PublishFailsAfterStored},
+			Options:         often(0.3, faults.PublishFailsAfterStored),
+			World:           World{NoBrokerDedup: true, NoWorkerDedup: true},
 			ExpectViolation: "exactly_once_publish",
 			Seeds:           SeedRange{First: 6100, Count: 8},
 		},
@@ -147,11 +141,8 @@ func All() []Scenario {
 			Description: "short dispatch and running timeouts make the reconciler race late results; neither may overwrite the other",
 			Faults:      []faults.Kind{faults.WorkerResultLate, faults.RunningWriteFails},
 			Options:     often(0.3, faults.WorkerResultLate),
-			World: func(cfg *sim.Config) {
-				cfg.Options.DispatchTimeout = 20 * time.Second
-				cfg.Options.RunningTimeout = 40 * time.Second
-				cfg.Options.ReconcileInterval = 5 * time.Second
-			},
+			World: World{Options: sut.Options{DispatchTimeout: 20 * time.Second, RunningTimeout: 40 * time.Second,
+				ReconcileInterval: 5 * time.Second}},
 			Spec:  checker.Spec{DispatchTimeout: 20 * time.Second, ReconcileInterval: 5 * time.Second},
 			Seeds: SeedRange{First: 7000, Count: 10},
 		},
@@ -176,11 +167,8 @@ func All() []Scenario {
 			Source:      "exploratory",
 			Description: "each seed draws which fault kinds are on and how often (swarm testing), with jobs and workflow runs",
 			Swarm:       true,
-			World: func(cfg *sim.Config) {
-				cfg.Workload.Runs = 8
-				cfg.Workload.RunLimit = 2
-			},
-			Seeds: SeedRange{First: 9000, Count: 16},
+			World:       World{Workload: &sim.Workload{Jobs: 30, StatusReads: 20, CancelRate: 0.05, Runs: 8, RunLimit: 2}},
+			Seeds:       SeedRange{First: 9000, Count: 16},
 		},
 	}
 }
@@ -197,10 +185,5 @@ func Lookup(name string) (Scenario, bool) {
 
 // admissionWorld is a light job load with many workflow-run starts that share
 // idempotency keys under one concurrent run per org.
-func admissionWorld(cfg *sim.Config) {
-	cfg.Workload.Jobs = 8
-	cfg.Workload.StatusReads = 4
-	cfg.Workload.Runs = 16
-	cfg.Workload.RunKeys = 6
-	cfg.Workload.RunLimit = 1
-}
+var admissionWorld = World{Workload: &sim.Workload{Jobs: 8, StatusReads: 4, CancelRate: 0.05, Runs: 16, RunKeys: 6,
+	RunLimit: 1}}

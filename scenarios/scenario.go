@@ -29,8 +29,8 @@ type Scenario struct {
 	Faults []faults.Kind
 	// Options tunes the kinds (zero: each kind's defaults).
 	Options func(o faults.Options) faults.Options
-	// World adjusts the world for the seed (workload, bus, engine settings).
-	World func(cfg *sim.Config)
+	// World is how the scenario's world differs from the default one, as data.
+	World World
 	// Spec is what the checker holds the run to.
 	Spec checker.Spec
 	// ExpectViolation names the checker that must fire on at least one seed of
@@ -59,6 +59,23 @@ func (s Scenario) DeclaredFaults() []faults.Kind {
 	}
 	return out
 }
+
+// World is how a scenario's world differs from the default: plain data, so a
+// run can print the options it used. Zero values keep the defaults.
+type World struct {
+	// Workload replaces DefaultWorkload.
+	Workload *sim.Workload
+	// WorkerSpecs replaces the default workers.
+	WorkerSpecs []sim.WorkerSpec
+	// NoBrokerDedup and NoWorkerDedup turn off de-duplication at the broker
+	// and at the worker (both on by default, the deployment engines assume).
+	NoBrokerDedup, NoWorkerDedup bool
+	// Options are the system's settings (timeouts, retry cap, routing).
+	Options sut.Options
+}
+
+// DefaultWorkload is a scenario's workload unless its World replaces it.
+var DefaultWorkload = sim.Workload{Jobs: 30, StatusReads: 20, CancelRate: 0.05}
 
 // On returns the scenario run against sys.
 func (s Scenario) On(sys sut.System) Scenario {
@@ -109,11 +126,12 @@ func (s Scenario) SeedConfig(seed uint64) sim.Config {
 
 // Config builds the world configuration of a seed with the given injector.
 func (s Scenario) Config(seed uint64, inj *faults.Injector) sim.Config {
-	cfg := sim.Config{Seed: seed, Injector: inj, System: s.system(),
-		Workload: sim.Workload{Jobs: 30, StatusReads: 20, CancelRate: 0.05}}
-	cfg.Bus.Dedup = true
-	if s.World != nil {
-		s.World(&cfg)
+	cfg := sim.Config{Seed: seed, Injector: inj, System: s.system(), Workload: DefaultWorkload,
+		WorkerSpecs: s.World.WorkerSpecs, Options: s.World.Options}
+	cfg.Bus.Dedup = !s.World.NoBrokerDedup
+	cfg.Workers.NoDedup = s.World.NoWorkerDedup
+	if s.World.Workload != nil {
+		cfg.Workload = *s.World.Workload
 	}
 	cfg.ReplicaSkew = inj.ReplicaSkew(max(cfg.Replicas, 3))
 	return cfg

@@ -69,7 +69,16 @@ func (w *World) StartRun(key string) {
 func (w *World) Workers() int { return len(w.workers) }
 
 // CrashWorker takes worker i (0-based) down now; it restarts after its delay.
-func (w *World) CrashWorker(i int) { w.workers[i].crash() }
+// The crash goes into the history like a fault's, so the checkers know the
+// worker came back with its in-memory de-duplication empty.
+func (w *World) CrashWorker(i int) {
+	wk := w.workers[i]
+	if !w.k.group(wk.group).crashed {
+		p := &Point{Kind: PointWorker, Actor: wk.group + "/driver", Group: wk.group}
+		w.recordFault(nil, p, Fault{Kind: "DriverCrash", Effect: EffectCrash}, wk.group)
+	}
+	wk.crash()
+}
 
 // Abort stops a started world that will not be finished (a driver that
 // failed midway) and frees its actors and store.
