@@ -32,7 +32,7 @@ func drawLane(id string, e *laneEvents, h *history.History, fx *faultIndex, y, l
 	var marks []mark
 	for _, s := range e.states {
 		marks = append(marks, mark{Shape: "tick", X: ax.x(s.Step), Y1: lv.SegY - 1, Y2: lv.SegY + lv.SegH + 1,
-			Title: fmt.Sprintf("step %d t=%s: %s → %s (%s)", s.Step, fmtDur(s.Time), stateOrNone(string(s.From)), s.To, s.Actor)})
+			Title: fmt.Sprintf("step %d t=%s: %s → %s (%s)", s.Step, fmtDur(s.Time), history.StateOrNone(s.From), s.To, s.Actor)})
 	}
 	for _, p := range e.pubs {
 		marks = append(marks, mark{Shape: "pub", X: ax.x(p.Step), Y1: lv.Mid, Class: "pub-" + pubClass(p),

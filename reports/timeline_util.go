@@ -83,13 +83,6 @@ func pubClass(p history.PublishRecord) string {
 	return "stored"
 }
 
-func stateOrNone(s string) string {
-	if s == "" {
-		return "(new)"
-	}
-	return s
-}
-
 func diamond(cx, cy, r float64) string {
 	return fmt.Sprintf("%.1f,%.1f %.1f,%.1f %.1f,%.1f %.1f,%.1f", cx, cy-r, cx+r, cy, cx, cy+r, cx-r, cy)
 }
