@@ -85,11 +85,14 @@ func jobHistories(h *history.History, jobStates map[string][]history.StateChange
 // the time budget.
 func checkLinearizability(c *run) {
 	hist := jobHistories(c.in.History, c.jobStates, c.jobIDs, c.in.System)
+	sys := c.in.System
+	// The lifecycle over the system's own graph; a terminal state moves nowhere.
+	lifecycle := model.JobLifecycleUnder(func(from, to string) bool { return !sys.IsTerminal(from) && sys.Allowed(from, to) })
 	c.out.Linearizability = LinOk
 	for _, id := range slices.Sorted(maps.Keys(hist)) {
 		ops := hist[id]
-		res, info := porcupine.CheckOperationsVerbose(model.JobLifecycle, ops, c.spec.LinearizabilityTimeout)
-		p := Partition{Kind: "job", Key: id, Ops: len(ops), Model: model.JobLifecycle, History: ops, Info: info}
+		res, info := porcupine.CheckOperationsVerbose(lifecycle, ops, c.spec.LinearizabilityTimeout)
+		p := Partition{Kind: "job", Key: id, Ops: len(ops), Model: lifecycle, History: ops, Info: info}
 		p.Outcome = c.judgePartition(res)
 		if p.Outcome == LinIllegal {
 			c.violate(LayerLinearization, "job_lifecycle", id, lastStep(c.jobStates[id]), c.in.History.End,

@@ -158,11 +158,20 @@ func PartitionEventsByJob(history []porcupine.Event) [][]porcupine.Event {
 // stepJob is the sequential specification of one job. The state is the job's
 // committed state as a string, "" before it exists.
 func stepJob(state, input, output any) (bool, any) {
+	return stepJobUnder(TransitionAllowed)(state, input, output)
+}
+
+// stepJobUnder is stepJob with the transition graph a system's spec gives.
+func stepJobUnder(allowed func(from, to string) bool) func(state, input, output any) (bool, any) {
+	return func(state, input, output any) (bool, any) { return stepJobWith(allowed, state, input, output) }
+}
+
+func stepJobWith(allowed func(from, to string) bool, state, input, output any) (bool, any) {
 	st := state.(string)
 	in := input.(JobInput)
 	switch in.Op {
 	case JobCommit:
-		if st != in.From || !TransitionAllowed(in.From, in.To) {
+		if st != in.From || !allowed(in.From, in.To) {
 			return false, st
 		}
 		return true, in.To
@@ -203,11 +212,17 @@ func describeJobOperation(input, output any) string {
 // JobLifecycle is the job lifecycle as clients and the store see it: commits
 // move the state along the allowed graph, reads must return the current state,
 // submits and cancels act later through the bus and constrain nothing.
-var JobLifecycle = porcupine.Model{
-	Partition:         PartitionByJob,
-	PartitionEvent:    PartitionEventsByJob,
-	Init:              func() any { return "" },
-	Step:              stepJob,
-	DescribeOperation: describeJobOperation,
-	DescribeState:     describeJobState,
+var JobLifecycle = JobLifecycleUnder(TransitionAllowed)
+
+// JobLifecycleUnder is JobLifecycle over another transition graph: a system's
+// spec, for checking a system other than engine/.
+func JobLifecycleUnder(allowed func(from, to string) bool) porcupine.Model {
+	return porcupine.Model{
+		Partition:         PartitionByJob,
+		PartitionEvent:    PartitionEventsByJob,
+		Init:              func() any { return "" },
+		Step:              stepJobUnder(allowed),
+		DescribeOperation: describeJobOperation,
+		DescribeState:     describeJobState,
+	}
 }
