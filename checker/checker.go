@@ -67,6 +67,12 @@ type Spec struct {
 	// fault that heals in time): each must end SUCCEEDED, or CANCELLED by its
 	// client.
 	AllSucceed bool
+	// WorkersDedupDurably says workers remember what they ran across restarts
+	// (a durable idempotent consumer): one stored message executed twice is then
+	// an exactly-once finding blamed on the worker. By default a worker's memory
+	// lasts as long as its process, and since the history does not record worker
+	// restarts such a repeat is only counted (Figures.DuplicateExecutions).
+	WorkersDedupDurably bool
 	// LinearizabilityTimeout bounds each partition's check (5s of wall time).
 	LinearizabilityTimeout time.Duration
 }

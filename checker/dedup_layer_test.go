@@ -85,20 +85,19 @@ func TestSecondMessageIDForOneDispatchBlamesEngineOrdering(t *testing.T) {
 	require.Contains(t, r.Violations[0].Message, "second id jobreq:j1:again")
 }
 
-// One stored message executed twice by a worker that never restarted: the
-// worker failed to de-duplicate. After a crash and restart the worker's
-// consumer state is gone; that repeat is a measured figure, not a finding.
+// One stored message executed twice: where workers promise a durable
+// idempotent consumer, the worker failed to de-duplicate. Where their memory
+// lasts a process lifetime (the default), a restart the history does not
+// record may explain it, so it is a measured figure, not a finding.
 func TestOneStoredMessageExecutedTwiceBlamesTheWorker(t *testing.T) {
 	s := newStory().dispatch("j1").execute("j1", 0, "d-j1")
-	r := s.checkWithBus(jetStream)
+	s.h.End = s.at() + time.Second
+	r := Check(Input{History: &s.h, Final: s.final, DLQ: s.dlq, Bus: jetStream, Spec: Spec{WorkersDedupDurably: true}, System: cordumSpec})
 	require.Equal(t, []string{"exactly_once_execution: worker"}, dedupLayers(r))
+	require.Contains(t, r.Violations[0].Message, "from one stored message (dispatch id d-j1")
 	require.Equal(t, 1, r.Figures.DuplicateExecutions)
 
-	restarted := newStory().dispatch("j1")
-	restarted.h.Faults = append(restarted.h.Faults, history.FaultRecord{Step: restarted.tick(), Actor: "worker-w1/run-j1/0",
-		Kind: "WorkerCrashMidJob", Effect: history.EffectCrash, Point: history.PointWorker, Target: "j1"})
-	restarted.execute("j1", 0, "d-j1")
-	r = restarted.checkWithBus(jetStream)
+	r = s.checkWithBus(jetStream)
 	require.Empty(t, r.Violations, r.Summary())
 	require.Equal(t, 1, r.Figures.DuplicateExecutions)
 }
