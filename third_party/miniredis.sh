@@ -18,3 +18,6 @@ rm -rf "$dest"
 cp -R "$src" "$dest"
 chmod -R u+w "$dest"
 patch -d "$dest" -p1 -s --no-backup-if-mismatch <"$here/miniredis.patch"
+# The tree keeps every Go file gofmt-clean; upstream has one doc comment
+# gofmt reindents (gopher-json/json.go). Whitespace only.
+gofmt -w "$dest"
