@@ -40,27 +40,21 @@ func (o observer) Touched(_ sut.View, _ string, args []any) []string {
 	return keys
 }
 
-func (observer) Job(v sut.View, key string) sut.JobFact {
-	version, _ := strconv.ParseInt(v.Field(key, "version"), 10, 64)
-	attempts, _ := strconv.Atoi(v.Field(key, "attempts"))
-	gen, _ := strconv.Atoi(v.Field(key, "dispatch_gen"))
-	return sut.JobFact{State: v.Field(key, "state"), Version: version, Attempts: attempts, Gen: gen,
-		DispatchID: v.Field(key, "dispatch_id"), ResultPtr: v.Field(key, "result_ptr"),
-		Cause: v.Field(key, "last_error_code")}
-}
+// jobHash is the job record's layout.
+var jobHash = sut.HashJob{State: "state", Version: "version", Attempts: "attempts", Gen: "dispatch_gen",
+	DispatchID: "dispatch_id", ResultPtr: "result_ptr", Cause: "last_error_code"}
+
+func (observer) Job(v sut.View, key string) sut.JobFact { return jobHash.Read(v, key) }
 
 func (observer) Message(subject string, data []byte) sut.MessageFact {
 	if subject == engine.SubjectHeartbeat {
 		return sut.MessageFact{Heartbeat: true}
 	}
-	var m struct {
-		JobID       string `json:"job_id"`
-		DispatchGen int    `json:"dispatch_gen"`
-	}
-	if json.Unmarshal(data, &m) != nil {
+	job, gen, ok := sut.JobMessage(data)
+	if !ok {
 		return sut.MessageFact{}
 	}
-	return sut.MessageFact{JobID: m.JobID, Gen: m.DispatchGen, Dispatch: strings.HasPrefix(subject, "worker.")}
+	return sut.MessageFact{JobID: job, Gen: gen, Dispatch: strings.HasPrefix(subject, "worker.")}
 }
 
 // Command recognises the engine's scripts from their arguments. The
