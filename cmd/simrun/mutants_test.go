@@ -18,6 +18,11 @@ func TestMutantsAndExploreRejectBadInput(t *testing.T) {
 		{"mutants", "--root", "../..", "--only", "no-such-mutant"},
 		{"mutants", "--root", "../..", "--suite", "nightly"},
 		{"mutants", "--root", "../..", "--gremlins", "/no/such/file.json"},
+		{"explore"},
+		{"explore", "--budget", "1m", "--date", "yesterday"},
+		{"explore", "--budget", "1m", "--from", "x"},
+		{"explore", "--budget", "1m", "--shard", "3/2"},
+		{"explore", "--budget", "1m", "--known", "/no/such/findings.json"},
 	} {
 		var stdout, stderr bytes.Buffer
 		code := run(args, strings.NewReader(""), &stdout, &stderr)
