@@ -1,8 +1,10 @@
 // Package mutants is the catalog of defects the source articles describe, each
 // a small edit to engine/ that puts the defect back. A mutant is applied
 // through `go build -overlay` to a copy of the edited files: the engine in the
-// tree never carries a defect switch. The suites must kill every mutant: the
-// mutant's scenario fails with one of the checkers it names.
+// tree never carries a defect switch. The release suite as a whole must kill
+// every mutant with one of the checkers it names (`simrun mutants`); the
+// mutation score's results, a tool's mutants judged the same way, are kept
+// here too (score.json, equivalent.txt).
 package mutants
 
 import (
@@ -27,8 +29,8 @@ type Mutant struct {
 	Origin      string // the article or defect it comes from
 	Description string
 	Edits       []Edit
-	// Scenario is the release scenario that must kill it, and Catches the
-	// checkers any of which counts as the kill.
+	// Scenario is the release scenario written for it, and Catches the
+	// checkers any of which counts as the kill, from any seed of the suite.
 	Scenario string
 	Catches  []string
 }
@@ -331,7 +333,14 @@ func (m Mutant) Overlay(root, dir string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	overlay := filepath.Join(dir, "overlay-"+m.Name+".json")
+	// A tool mutant's name is its site, slashes and spaces included.
+	safe := strings.Map(func(r rune) rune {
+		if r == '/' || r == ' ' || r == ':' {
+			return '_'
+		}
+		return r
+	}, m.Name)
+	overlay := filepath.Join(dir, "overlay-"+safe+".json")
 	return overlay, os.WriteFile(overlay, b, 0o644)
 }
 

@@ -3,8 +3,11 @@ package mutants
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -76,5 +79,51 @@ func TestCatalogNamesAreUniqueAndScenariosExist(t *testing.T) {
 		seen[m.Name] = true
 		require.NotEmpty(t, m.Catches, m.Name)
 		require.NotEmpty(t, m.Edits, m.Name)
+	}
+}
+
+// A gremlins mutant is applied at the site the tool named, with the tool's
+// replacement, and a site that no longer holds the operator is an error.
+func TestGremlinsMutantAppliesAtItsSite(t *testing.T) {
+	src, err := os.ReadFile("../engine/reconciler.go")
+	require.NoError(t, err)
+	at := strings.Index(string(src), "< timeout")
+	require.Positive(t, at)
+	line := strings.Count(string(src[:at]), "\n") + 1
+	col := at - strings.LastIndex(string(src[:at]), "\n")
+	dir := t.TempDir()
+	report := func(line, col int) string {
+		path := filepath.Join(dir, fmt.Sprintf("report-%d-%d.json", line, col))
+		require.NoError(t, os.WriteFile(path, []byte(fmt.Sprintf(`{"files":[{"file_name":"reconciler.go","mutations":[
+			{"type":"CONDITIONALS_NEGATION","status":"RUNNABLE","line":%d,"column":%d}]}]}`, line, col)), 0o644))
+		return path
+	}
+	gs, err := ReadGremlins(report(line, col), "..")
+	require.NoError(t, err)
+	require.Len(t, gs, 1)
+	require.Equal(t, fmt.Sprintf("engine/reconciler.go:%d:%d CONDITIONALS_NEGATION", line, col), gs[0].Site)
+	overlay, err := gs[0].Overlay("..", dir)
+	require.NoError(t, err)
+	b, err := os.ReadFile(overlay)
+	require.NoError(t, err)
+	var ov struct{ Replace map[string]string }
+	require.NoError(t, json.Unmarshal(b, &ov))
+	require.Len(t, ov.Replace, 1)
+	for _, mutated := range ov.Replace {
+		got, err := os.ReadFile(mutated)
+		require.NoError(t, err)
+		require.Contains(t, string(got), "now.Sub(job.UpdatedAt) >= timeout")
+	}
+
+	_, err = ReadGremlins(report(line, 1), "..")
+	require.ErrorContains(t, err, "no replacement")
+}
+
+func TestEquivalentTriageFileReads(t *testing.T) {
+	eq, err := ReadEquivalent("equivalent.txt")
+	require.NoError(t, err)
+	for site, reason := range eq {
+		require.Regexp(t, `^engine/\w+\.go:\d+:\d+ [A-Z_]+$`, site)
+		require.NotEmpty(t, reason)
 	}
 }

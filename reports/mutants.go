@@ -15,6 +15,7 @@ const (
 	MutantTimedOut   = "timed out"
 	MutantEquivalent = "equivalent" // triaged by a person: no run can tell it from the engine
 	MutantNotViable  = "not viable" // does not compile
+	MutantNotRun     = "not run"    // a budget ran out before it started
 )
 
 // MutantKill is one run of the suite against a mutant: from one seed offset,
@@ -137,7 +138,7 @@ type statusCount struct {
 // WriteMutantsHTML writes the kill table as one self-contained page.
 func WriteMutantsHTML(w io.Writer, s *MutantsSummary) error {
 	v := mutantsView{S: s, Mutants: s.Mutants}
-	for _, st := range []string{MutantKilled, MutantSurvived, MutantNotReached, MutantTimedOut, MutantEquivalent, MutantNotViable} {
+	for _, st := range []string{MutantKilled, MutantSurvived, MutantNotReached, MutantTimedOut, MutantEquivalent, MutantNotViable, MutantNotRun} {
 		if n := s.Counts[st]; n > 0 {
 			v.Statuses = append(v.Statuses, statusCount{st, n})
 		}

@@ -5,10 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -36,6 +38,8 @@ type mutantsFlags struct {
 	only       string
 	gremlins   string
 	equivalent string
+	toolBudget time.Duration
+	catalog    bool
 	out        string
 	json       bool
 }
@@ -58,10 +62,13 @@ func newMutantsCmd() *cobra.Command {
 	fl.DurationVar(&f.seedWait, "seed-timeout", 2*time.Minute, "a seed that runs longer is a hang: the mutant timed out")
 	fl.IntVar(&f.offsets, "offsets", 1, fmt.Sprintf("run the suite from N seed offsets (0, %d, ...; pinned regression "+
 		"seeds stay) for the median and p90 seeds and seconds to kill", offsetStride))
+	fl.BoolVar(&f.catalog, "catalog", true, "run the catalog (--catalog=false with --gremlins runs the tool's mutants alone)")
 	fl.StringVar(&f.only, "only", "", "comma-separated mutant names (catalog) to run instead of all")
 	fl.StringVar(&f.gremlins, "gremlins", "", "also run the mutants listed in this gremlins --output file "+
 		"(NOT COVERED ones are not reached and not run)")
 	fl.StringVar(&f.equivalent, "equivalent", "mutants/equivalent.txt", "triage file: tool mutants known to be equivalent (under --root)")
+	fl.DurationVar(&f.toolBudget, "tool-budget", 0, "stop starting tool mutants after this long (0: no limit); "+
+		"they run in a fixed order spread over the files, so a budget runs a sample, and the rest are not run")
 	fl.StringVar(&f.out, "out", "simrun-mutants", "directory for mutants.json and mutants.html")
 	fl.BoolVar(&f.json, "json", false, "print mutants.json to stdout instead of the table")
 	return cmd
@@ -129,7 +136,11 @@ func mutantsCmd(cmd *cobra.Command, f mutantsFlags) error {
 		}()
 	}
 	for _, j := range jobs {
-		if !j.skip {
+		switch {
+		case j.skip:
+		case f.toolBudget > 0 && j.result.Kind != "catalog" && time.Since(start) > f.toolBudget: // determinism-ok: budget
+			j.result.Status = reports.MutantNotRun
+		default:
 			next <- j
 		}
 	}
@@ -171,6 +182,9 @@ func mutantsCmd(cmd *cobra.Command, f mutantsFlags) error {
 func collectMutants(f mutantsFlags) ([]*mutantJob, error) {
 	var jobs []*mutantJob
 	catalog := mutants.All
+	if !f.catalog {
+		catalog = nil
+	}
 	if f.only != "" {
 		catalog = nil
 		for _, name := range strings.Split(f.only, ",") {
@@ -198,6 +212,9 @@ func collectMutants(f mutantsFlags) ([]*mutantJob, error) {
 			return nil, fmt.Errorf("--equivalent: %v", err)
 		}
 	}
+	// A fixed order that interleaves the files: a --tool-budget then runs a
+	// sample of the whole engine, not its first file.
+	sort.SliceStable(gs, func(a, b int) bool { return siteOrder(gs[a].Site) < siteOrder(gs[b].Site) })
 	for _, g := range gs {
 		j := &mutantJob{mutant: g.Mutant, result: reports.MutantResult{Name: g.Name, Kind: mutants.Gremlins,
 			Origin: g.Origin, Description: g.Description}}
@@ -212,6 +229,12 @@ func collectMutants(f mutantsFlags) ([]*mutantJob, error) {
 		jobs = append(jobs, j)
 	}
 	return jobs, nil
+}
+
+func siteOrder(site string) uint64 {
+	h := fnv.New64a()
+	_, _ = h.Write([]byte(site))
+	return h.Sum64()
 }
 
 func fileExists(path string) bool {
@@ -395,7 +418,7 @@ func printKillTable(w io.Writer, s *reports.MutantsSummary, out string) {
 	}
 	var counts []string
 	for _, st := range []string{reports.MutantKilled, reports.MutantSurvived, reports.MutantNotReached,
-		reports.MutantTimedOut, reports.MutantEquivalent, reports.MutantNotViable} {
+		reports.MutantTimedOut, reports.MutantEquivalent, reports.MutantNotViable, reports.MutantNotRun} {
 		if n := s.Counts[st]; n > 0 {
 			counts = append(counts, fmt.Sprintf("%s %d", st, n))
 		}
