@@ -1,8 +1,10 @@
 // Package mutants is the catalog of defects the source articles describe, each
 // a small edit to engine/ that puts the defect back. A mutant is applied
 // through `go build -overlay` to a copy of the edited files: the engine in the
-// tree never carries a defect switch. The suites must kill every mutant: the
-// mutant's scenario fails with one of the checkers it names.
+// tree never carries a defect switch. The release suite as a whole must kill
+// every mutant with one of the checkers it names (`simrun mutants`); the
+// mutation score's results, a tool's mutants judged the same way, are kept
+// here too (score.json, equivalent.txt).
 package mutants
 
 import (
@@ -14,8 +16,11 @@ import (
 )
 
 // Edit replaces From with To, once, in File (relative to the module root).
+// With Line set, From must start at Line and Column (1-based, bytes, as
+// go/token counts them): a mutation tool's edit names its position.
 type Edit struct {
 	File, From, To string
+	Line, Column   int
 }
 
 // Mutant is one defect put back.
@@ -24,8 +29,8 @@ type Mutant struct {
 	Origin      string // the article or defect it comes from
 	Description string
 	Edits       []Edit
-	// Scenario is the release scenario that must kill it, and Catches the
-	// checkers any of which counts as the kill.
+	// Scenario is the release scenario written for it, and Catches the
+	// checkers any of which counts as the kill, from any seed of the suite.
 	Scenario string
 	Catches  []string
 }
@@ -134,6 +139,141 @@ var All = []Mutant{
 		Scenario: "scheduling-retry-cap",
 		Catches:  []string{"dlq_root_cause"},
 	},
+	{
+		Name:        "no-rollback-on-publish-failure",
+		Origin:      "seed 000",
+		Description: "a failed publish leaves the job DISPATCHED and only asks for a retry, which the redelivery gate then skips",
+		Edits: []Edit{{File: "engine/scheduler.go",
+			From: "\tif err := e.bus.Publish(ctx, WorkerSubject(workerID), msg); err != nil {\n\t\treturn e.rollbackDispatch(ctx, job, res.Version, lock, err)\n",
+			To:   "\tif err := e.bus.Publish(ctx, WorkerSubject(workerID), msg); err != nil {\n\t\treturn e.retry(PhasePublish, e.backoff(job.Attempts), err)\n"}},
+		Scenario: "dispatch-rollback",
+		Catches:  []string{"dispatch_timeout", "job_terminal", "job_succeeded", "metrics"},
+	},
+	{
+		Name:        "unconditional-rollback",
+		Origin:      "seed 000",
+		Description: "the publish rollback writes SCHEDULED over whatever the job is now, RUNNING or a terminal result included",
+		Edits: []Edit{
+			{File: "engine/scheduler.go",
+				From: "\tres, err := e.store.Transition(ctx, Transition{JobID: job.ID, From: StateDispatched, Version: version,\n\t\tTo: StateScheduled, Reason: \"rollback: \" + pubErr.Error(), Fence: lock,\n",
+				To: "\tcur, _ := e.store.GetState(ctx, job.ID)\n\t_ = version\n" +
+					"\tres, err := e.store.Transition(ctx, Transition{JobID: job.ID, From: cur,\n\t\tTo: StateScheduled, Reason: \"rollback: \" + pubErr.Error(),\n"},
+			{File: "engine/store.go",
+				From: "if terminal[cur] then return {'terminal', cur} end\n",
+				To:   "local blind = string.sub(ARGV[7], 1, 9) == 'rollback:'\nif terminal[cur] and not blind then return {'terminal', cur} end\n"},
+			{File: "engine/store.go",
+				From: "if not (allowed[cur] and allowed[cur][to]) then return {'forbidden', cur} end\n",
+				To:   "if not blind and not (allowed[cur] and allowed[cur][to]) then return {'forbidden', cur} end\n"},
+		},
+		Scenario: "dispatch-rollback",
+		Catches:  []string{"no_resurrection", "transition_graph", "job_lifecycle", "exactly_once_publish", "exactly_once_execution"},
+	},
+	{
+		Name:        "cleanup-deletes-foreign-reservation",
+		Origin:      "seed 002",
+		Description: "the reservation cleanup deletes the idempotency key without checking it still maps to this request",
+		Edits: []Edit{{File: "engine/admission.go",
+			From: "\treleaseRunKeyScript = redis.NewScript(`\nif redis.call('GET', KEYS[1]) == ARGV[1] then\n",
+			To:   "\treleaseRunKeyScript = redis.NewScript(`\nif redis.call('GET', KEYS[1]) then\n"}},
+		Scenario: "admission-crash",
+		Catches:  []string{"run_admission", "run_key_blocked", "run_key_never_admitted", "run_key_reserved_without_run"},
+	},
+	{
+		Name:        "requeue-completed-task",
+		Origin:      "seed 004 (first fix removed)",
+		Description: "the result handler applies a retryable failure without checking the job is still in flight; only the store's table guards it",
+		Edits: []Edit{{File: "engine/results.go",
+			From: "\t\tcase job.State.Terminal():\n\t\t\te.metrics.resultIgnored.WithLabelValues(\"terminal\").Inc()\n\t\t\treturn nil\n",
+			To:   ""},
+			{File: "engine/results.go",
+				From: "\t\tcase job.State != StateScheduled && job.State != StateDispatched && job.State != StateRunning:\n" +
+					"\t\t\te.metrics.resultIgnored.WithLabelValues(\"not_dispatched\").Inc()\n\t\t\treturn nil\n",
+				To: ""}},
+		Scenario: "terminal-resurrection",
+		Catches:  []string{"no_resurrection", "transition_graph", "metrics", "job_terminal"},
+	},
+	{
+		Name:        "lock-release-without-token",
+		Origin:      "DEF-3 (older Cordum)",
+		Description: "the job lock is released with a plain DEL: a handler whose lock expired deletes the lock its successor holds",
+		Edits: []Edit{{File: "engine/lock.go",
+			From: "\treleaseLockScript = redis.NewScript(`\nif redis.call('GET', KEYS[1]) == ARGV[1] then\n",
+			To:   "\treleaseLockScript = redis.NewScript(`\nif redis.call('GET', KEYS[1]) then\n"}},
+		Scenario: "lock-expiry",
+		Catches:  []string{"exactly_once_publish", "exactly_once_execution", "transition_graph", "no_resurrection"},
+	},
+	{
+		Name:        "no-lock-fencing",
+		Origin:      "DEF-3",
+		Description: "store writes no longer check the writer still holds the job lock: a handler paused past the TTL writes after takeover",
+		Edits: []Edit{
+			{File: "engine/store.go",
+				From: "if ARGV[6] ~= '' and redis.call('GET', KEYS[3]) ~= ARGV[6] then\n",
+				To:   "if false then\n"},
+			{File: "engine/store.go",
+				From: "\tif err := fenceErr(ctx); err != nil {\n\t\treturn TransitionResult{}, fmt.Errorf(\"transition job %s to %s: %w\", t.JobID, t.To, err)\n\t}\n",
+				To:   "\tctx = context.WithoutCancel(ctx)\n"},
+		},
+		Scenario: "lock-expiry",
+		Catches:  []string{"exactly_once_publish", "exactly_once_execution", "transition_graph", "no_resurrection", "attempts"},
+	},
+	{
+		Name:        "attempts-not-counted-on-rollback",
+		Origin:      "DEF-1",
+		Description: "the publish rollback to SCHEDULED does not count an attempt, so a job whose publishes keep failing never reaches the retry cap",
+		Edits: []Edit{{File: "engine/store.go",
+			From: "if to == 'SCHEDULED' then redis.call('HINCRBY', KEYS[1], 'attempts', 1) end\n",
+			To:   "if to == 'SCHEDULED' and cur ~= 'DISPATCHED' then redis.call('HINCRBY', KEYS[1], 'attempts', 1) end\n"}},
+		Scenario: "dispatch-rollback",
+		Catches:  []string{"attempts"},
+	},
+	{
+		Name:        "reconciler-blind-overwrite",
+		Origin:      "reconciler",
+		Description: "the reconciler writes TIMEOUT over whatever the job is when it writes, not the state and version it read",
+		Edits: []Edit{
+			{File: "engine/reconciler.go",
+				From: "\t\t_, err = e.store.Transition(ctx, Transition{JobID: job.ID, From: st, Version: job.Version,\n",
+				To:   "\t\tcur, _ := e.store.GetState(ctx, job.ID)\n\t\t_, err = e.store.Transition(ctx, Transition{JobID: job.ID, From: cur,\n"},
+			{File: "engine/store.go",
+				From: "if terminal[cur] then return {'terminal', cur} end\n",
+				To:   "local blind = ARGV[4] == 'TIMEOUT'\nif terminal[cur] and not blind then return {'terminal', cur} end\n"},
+			{File: "engine/store.go",
+				From: "if not (allowed[cur] and allowed[cur][to]) then return {'forbidden', cur} end\n",
+				To:   "if not blind and not (allowed[cur] and allowed[cur][to]) then return {'forbidden', cur} end\n"},
+		},
+		Scenario: "reconciler-vs-late-result",
+		Catches:  []string{"no_resurrection", "transition_graph", "job_lifecycle", "dlq_entry"},
+	},
+	{
+		Name:        "publish-when-dispatched-write-failed",
+		Origin:      "seed 000",
+		Description: "a failed DISPATCHED write is noted, the job published anyway, and then retried: the retry publishes again",
+		Edits: []Edit{
+			{File: "engine/scheduler.go",
+				From: "\tres, err = e.store.Transition(ctx, Transition{JobID: job.ID, From: StateScheduled,",
+				To:   "\tvar dispatchedWriteErr error\n\tres, err = e.store.Transition(ctx, Transition{JobID: job.ID, From: StateScheduled,"},
+			{File: "engine/scheduler.go",
+				From: "\t\t\t// The write did not land (or we cannot tell): publish nothing.\n\t\t\treturn e.retry(PhaseDispatchedWrite, e.cfg.StoreRetryDelay, err)\n",
+				To:   "\t\t\tdispatchedWriteErr = err\n"},
+			{File: "engine/scheduler.go",
+				From: "\te.metrics.published.WithLabelValues(job.Topic).Inc()\n",
+				To: "\te.metrics.published.WithLabelValues(job.Topic).Inc()\n" +
+					"\tif dispatchedWriteErr != nil {\n\t\treturn e.retry(PhaseDispatchedWrite, e.cfg.StoreRetryDelay, dispatchedWriteErr)\n\t}\n"},
+		},
+		Scenario: "dispatch-rollback",
+		Catches:  []string{"exactly_once_publish", "exactly_once_execution"},
+	},
+	{
+		Name:        "republish-outside-dedup-window",
+		Origin:      "regression redispatch-outside-dedup-window (swarm seed 103661)",
+		Description: "a re-publish of a message id whose earlier publish may be stored is sent even after the broker's de-duplication window",
+		Edits: []Edit{{File: "engine/scheduler.go",
+			From: "\treturn e.clock.Now().Sub(job.PublishFirstAt) < e.cfg.DedupWindow\n",
+			To:   "\treturn true\n"}},
+		Scenario: "swarm",
+		Catches:  []string{"exactly_once_publish", "exactly_once_execution"},
+	},
 }
 
 // Lookup finds a mutant by name.
@@ -168,6 +308,14 @@ func (m Mutant) Overlay(root, dir string) (string, error) {
 			text = string(b)
 			order = append(order, src)
 		}
+		if e.Line > 0 {
+			at := offsetOf(text, e.Line, e.Column)
+			if at < 0 || !strings.HasPrefix(text[at:], e.From) {
+				return "", fmt.Errorf("mutant %s: edit %d no longer applies to %s:%d:%d", m.Name, i+1, e.File, e.Line, e.Column)
+			}
+			files[src] = text[:at] + e.To + text[at+len(e.From):]
+			continue
+		}
 		if !strings.Contains(text, e.From) {
 			return "", fmt.Errorf("mutant %s: edit %d no longer applies to %s", m.Name, i+1, e.File)
 		}
@@ -185,6 +333,33 @@ func (m Mutant) Overlay(root, dir string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	overlay := filepath.Join(dir, "overlay-"+m.Name+".json")
+	// A tool mutant's name is its site, slashes and spaces included.
+	safe := strings.Map(func(r rune) rune {
+		if r == '/' || r == ' ' || r == ':' {
+			return '_'
+		}
+		return r
+	}, m.Name)
+	overlay := filepath.Join(dir, "overlay-"+safe+".json")
 	return overlay, os.WriteFile(overlay, b, 0o644)
+}
+
+// offsetOf is the byte offset of line:column in text, or -1.
+func offsetOf(text string, line, column int) int {
+	at := 0
+	for l := 1; l < line; l++ {
+		i := strings.IndexByte(text[at:], '\n')
+		if i < 0 {
+			return -1
+		}
+		at += i + 1
+	}
+	end := strings.IndexByte(text[at:], '\n')
+	if end < 0 {
+		end = len(text) - at
+	}
+	if column < 1 || column > end {
+		return -1
+	}
+	return at + column - 1
 }

@@ -17,6 +17,13 @@ var pages = template.Must(template.New("").Funcs(template.FuncMap{
 	"add":     func(a, b int) int { return a + b },
 	"verdict": verdictLabel,
 	"wbr":     breakable,
+	"pct":     func(f float64) float64 { return 100 * f },
+	"index0": func(runs []MutantKill) *MutantKill {
+		if len(runs) == 0 {
+			return nil
+		}
+		return &runs[0]
+	},
 }).ParseFS(templateFS, "templates/*.tmpl"))
 
 // verdictLabel is a verdict in words for banners.

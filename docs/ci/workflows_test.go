@@ -17,6 +17,7 @@ func TestWorkflowsPassActionlint(t *testing.T) {
 	files := []string{
 		filepath.Join("..", "..", ".github", "workflows", "simrun-gate.yml"),
 		"github-actions-release.yml",
+		"github-actions-nightly.yml",
 	}
 	var out bytes.Buffer
 	linter, err := actionlint.NewLinter(&out, &actionlint.LinterOptions{Oneline: true})

@@ -1,0 +1,32 @@
+package main
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// Bad input to mutants and explore is one line on stderr and exit 2, before
+// anything is built or run.
+func TestMutantsAndExploreRejectBadInput(t *testing.T) {
+	for _, args := range [][]string{
+		{"mutants", "--root", "../..", "-j", "0"},
+		{"mutants", "--root", "../..", "--offsets", "0"},
+		{"mutants", "--root", t.TempDir()},
+		{"mutants", "--root", "../..", "--only", "no-such-mutant"},
+		{"mutants", "--root", "../..", "--suite", "nightly"},
+		{"mutants", "--root", "../..", "--gremlins", "/no/such/file.json"},
+		{"explore"},
+		{"explore", "--budget", "1m", "--date", "yesterday"},
+		{"explore", "--budget", "1m", "--from", "x"},
+		{"explore", "--budget", "1m", "--shard", "3/2"},
+		{"explore", "--budget", "1m", "--known", "/no/such/findings.json"},
+	} {
+		var stdout, stderr bytes.Buffer
+		code := run(args, strings.NewReader(""), &stdout, &stderr)
+		require.Equal(t, exitUsage, code, "%v: %s", args, stderr.String())
+		require.Equal(t, 1, strings.Count(stderr.String(), "\n"), "%v: one line: %q", args, stderr.String())
+	}
+}

@@ -1,0 +1,148 @@
+package reports
+
+import (
+	"io"
+	"slices"
+
+	"golang.org/x/exp/stats"
+)
+
+// Mutant statuses.
+const (
+	MutantKilled     = "killed"
+	MutantSurvived   = "survived"
+	MutantNotReached = "not reached" // no seed executed the mutated line
+	MutantTimedOut   = "timed out"
+	MutantEquivalent = "equivalent" // triaged by a person: no run can tell it from the engine
+	MutantNotViable  = "not viable" // does not compile
+	MutantNotRun     = "not run"    // a budget ran out before it started
+)
+
+// MutantKill is one run of the suite against a mutant: from one seed offset,
+// until its first failing seed or the end of the suite.
+type MutantKill struct {
+	Offset  uint64 `json:"offset"`
+	Killed  bool   `json:"killed"`
+	Checker string `json:"checker,omitempty"` // the killing seed's first violation
+	Named   bool   `json:"named"`             // the kill came from a checker the mutant names
+	Case    string `json:"case,omitempty"`    // scenario (or regression finding) of the killing seed
+	Seed    uint64 `json:"seed,omitempty"`
+	// Seeds is the seeds run up to the kill, the killing seed included;
+	// SeedsRun all the seeds run (more, without --fail-fast).
+	Seeds     int     `json:"seeds"`
+	SeedsRun  int     `json:"seeds_run"`
+	KillSeeds int     `json:"-"`
+	Seconds   float64 `json:"seconds"`
+}
+
+// MutantResult is one mutant's verdict.
+type MutantResult struct {
+	Name        string   `json:"name"`
+	Kind        string   `json:"kind"` // catalog, or the tool that made it
+	Origin      string   `json:"origin,omitempty"`
+	Description string   `json:"description,omitempty"`
+	Expected    []string `json:"expected_checkers,omitempty"`
+	Status      string   `json:"status"`
+	// Reason says why a mutant is not a plain kill or survival (a build
+	// error, an equivalence triage).
+	Reason string       `json:"reason,omitempty"`
+	Runs   []MutantKill `json:"runs,omitempty"`
+	// First run's figures, and across the offsets (killed runs only).
+	Checker       string  `json:"checker,omitempty"`
+	Named         bool    `json:"named"`
+	SeedsToKill   int     `json:"seeds_to_kill,omitempty"`
+	SecondsToKill float64 `json:"seconds_to_kill,omitempty"`
+	MedianSeeds   float64 `json:"median_seeds,omitempty"`
+	P90Seeds      float64 `json:"p90_seeds,omitempty"`
+	MedianSeconds float64 `json:"median_seconds,omitempty"`
+	P90Seconds    float64 `json:"p90_seconds,omitempty"`
+	BuildSeconds  float64 `json:"build_seconds"`
+}
+
+// Summarize fills the status and the kill figures from the runs: killed when
+// the first run killed it; the quantiles are over the runs that killed.
+func (m *MutantResult) Summarize() {
+	if len(m.Runs) == 0 {
+		return
+	}
+	first := m.Runs[0]
+	m.Status = MutantSurvived
+	if first.Killed {
+		m.Status = MutantKilled
+		m.Checker, m.Named, m.SeedsToKill, m.SecondsToKill = first.Checker, first.Named, first.Seeds, first.Seconds
+	}
+	var seeds, secs []float64
+	for _, r := range m.Runs {
+		if r.Killed {
+			seeds = append(seeds, float64(r.Seeds))
+			secs = append(secs, r.Seconds)
+		}
+	}
+	if len(seeds) > 0 {
+		q := stats.Quantiles(seeds, 0.5, 0.9)
+		m.MedianSeeds, m.P90Seeds = q[0], q[1]
+		q = stats.Quantiles(secs, 0.5, 0.9)
+		m.MedianSeconds, m.P90Seconds = q[0], q[1]
+	}
+}
+
+// MutantsSummary is a mutants run: the kill table and the score.
+type MutantsSummary struct {
+	Tool       string         `json:"tool"`
+	Provenance Provenance     `json:"provenance"`
+	Date       string         `json:"date"`
+	Command    string         `json:"command"`
+	Suite      string         `json:"suite"`
+	Jobs       int            `json:"jobs"`
+	Offsets    []uint64       `json:"offsets"`
+	Mutants    []MutantResult `json:"mutants"`
+	Counts     map[string]int `json:"counts"`
+	// Score is killed / (killed + survived); the other statuses are beside it.
+	Score       float64 `json:"score"`
+	WallSeconds float64 `json:"wall_seconds"`
+}
+
+// Tally counts the statuses and computes the score.
+func (s *MutantsSummary) Tally() {
+	s.Counts = map[string]int{}
+	for _, m := range s.Mutants {
+		s.Counts[m.Status]++
+	}
+	if n := s.Counts[MutantKilled] + s.Counts[MutantSurvived]; n > 0 {
+		s.Score = float64(s.Counts[MutantKilled]) / float64(n)
+	}
+}
+
+// Survivors are the catalog mutants that were not killed.
+func (s *MutantsSummary) Survivors() []string {
+	var out []string
+	for _, m := range s.Mutants {
+		if m.Kind == "catalog" && m.Status != MutantKilled {
+			out = append(out, m.Name)
+		}
+	}
+	return out
+}
+
+type mutantsView struct {
+	S        *MutantsSummary
+	Statuses []statusCount
+	Mutants  []MutantResult
+}
+
+type statusCount struct {
+	Status string
+	Count  int
+}
+
+// WriteMutantsHTML writes the kill table as one self-contained page.
+func WriteMutantsHTML(w io.Writer, s *MutantsSummary) error {
+	v := mutantsView{S: s, Mutants: s.Mutants}
+	for _, st := range []string{MutantKilled, MutantSurvived, MutantNotReached, MutantTimedOut, MutantEquivalent, MutantNotViable, MutantNotRun} {
+		if n := s.Counts[st]; n > 0 {
+			v.Statuses = append(v.Statuses, statusCount{st, n})
+		}
+	}
+	v.Mutants = slices.Clone(s.Mutants)
+	return pages.ExecuteTemplate(w, "mutants.html.tmpl", v)
+}
