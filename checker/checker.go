@@ -68,7 +68,7 @@ type Spec struct {
 	// client.
 	AllSucceed bool
 	// WorkersDedupDurably says workers remember what they ran across restarts
-	// (a durable idempotent consumer): one stored message executed twice is then
+	// (a durable idempotent consumer; on whenever the system's spec says so): one stored message executed twice is then
 	// an exactly-once finding blamed on the worker. By default a worker's memory
 	// lasts as long as its process, and since the history does not record worker
 	// restarts such a repeat is only counted (Figures.DuplicateExecutions).
@@ -84,6 +84,7 @@ func (s Spec) withDefaults(sys sut.Spec) Spec {
 	if s.ReconcileInterval == 0 {
 		s.ReconcileInterval = sys.ReconcileInterval
 	}
+	s.WorkersDedupDurably = s.WorkersDedupDurably || sys.WorkersDedupDurably
 	if s.LinearizabilityTimeout == 0 {
 		s.LinearizabilityTimeout = 5 * time.Second
 	}

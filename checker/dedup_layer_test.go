@@ -110,3 +110,14 @@ func TestRepublishInsideBrokerWindowIsLegal(t *testing.T) {
 	require.Empty(t, r.Violations, r.Summary())
 	require.Empty(t, s.checkWithBus(nil).Violations)
 }
+
+// A system whose spec promises a durable consumer is held to it without the
+// scenario saying so.
+func TestDurableWorkerDedupComesFromTheSystemSpec(t *testing.T) {
+	s := newStory().dispatch("j1").execute("j1", 0, "d-j1")
+	s.h.End = s.at() + time.Second
+	durable := cordumSpec
+	durable.WorkersDedupDurably = true
+	r := Check(Input{History: &s.h, Final: s.final, DLQ: s.dlq, Bus: jetStream, System: durable})
+	require.Equal(t, []string{"exactly_once_execution: worker"}, dedupLayers(r))
+}

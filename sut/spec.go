@@ -31,6 +31,10 @@ type Spec struct {
 	RunAdmission bool
 	// JobLock is true when the system serialises work on a job by a lock.
 	JobLock bool
+	// WorkersDedupDurably is true when the system's worker-side consumer
+	// remembers what it ran across worker restarts (a store-backed idempotent
+	// consumer): one stored message run twice is then the worker's fault.
+	WorkersDedupDurably bool
 	// PublishFromRelay is true when dispatches are published after the state
 	// commit, by a relay, rather than by the handler that wrote the state.
 	PublishFromRelay bool

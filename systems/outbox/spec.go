@@ -23,6 +23,8 @@ func (System) Spec(o sut.Options) sut.Spec {
 		ReconcileInterval: dispatch.DefaultReconcileInterval,
 		RetryCapReason:    string(dispatch.ReasonMaxSchedulingRetries),
 		PublishFromRelay:  true,
+		// dispatch.Consumer keeps the ids it ran in the store.
+		WorkersDedupDurably: true,
 		Metrics: sut.Metrics{Branches: map[string]string{
 			"outbox_relay_publish_failed_total":   "relay_publish_failed",
 			"outbox_relay_republished_total":      "relay_republished",
