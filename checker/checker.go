@@ -216,7 +216,7 @@ func Check(in Input) *Result {
 
 	checkAssumptions(c)
 	if len(c.out.Violations) == 0 {
-		for _, f := range []checkFunc{checkExactlyOnce, checkNoResurrection, checkAccounting} {
+		for _, f := range []checkFunc{checkExactlyOnce, checkNoResurrection, checkAccounting, checkRefinement} {
 			f(c)
 		}
 		checkLinearizability(c)

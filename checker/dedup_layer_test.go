@@ -1,6 +1,7 @@
 package checker
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -41,6 +42,9 @@ func (s *story) checkWithBus(bus *history.BusConfig) *Result {
 func dedupLayers(r *Result) []string {
 	var out []string
 	for _, v := range r.Violations {
+		if !strings.HasPrefix(v.Checker, "exactly_once") {
+			continue
+		}
 		out = append(out, v.Checker+": "+string(v.Dedup))
 	}
 	return out

@@ -11,6 +11,8 @@ type (
 	PublishOutcome = history.PublishOutcome
 	PublishRecord  = history.PublishRecord
 	Execution      = history.Execution
+	WorkerReport   = history.WorkerReport
+	RoutingChange  = history.RoutingChange
 	FaultRecord    = history.FaultRecord
 	OpKind         = history.OpKind
 	ClientOp       = history.ClientOp

@@ -172,11 +172,12 @@ func (h *storeHook) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.Pr
 	return func(ctx context.Context, cmds []redis.Cmder) error {
 		k := h.s.w.k
 		a := k.mustCurrent(ctx, "redis pipeline")
+		sent := k.now
 		a.Yield()
 		err := next(ctx, cmds)
 		k.tracef(a.name, "redis pipeline n=%d err=%v", len(cmds), err)
 		for _, c := range cmds {
-			h.observe(a, c)
+			h.observe(a, c, sent)
 		}
 		return err
 	}
@@ -229,6 +230,7 @@ func (h *storeHook) process(next redis.ProcessHook) redis.ProcessHook {
 			cmd.SetErr(errActorDead)
 			return errActorDead
 		}
+		sent := k.now
 		a.Yield()
 
 		args := cmd.Args()
@@ -271,7 +273,7 @@ func (h *storeHook) process(next redis.ProcessHook) redis.ProcessHook {
 		line = appendTarget(line, name, args)
 		line = append(line, " -> "...)
 		k.traceEnd(appendReply(line, err))
-		h.observe(a, cmd)
+		h.observe(a, cmd, sent)
 		if fired {
 			switch f.Effect {
 			case EffectReplyLostAfterApply:
@@ -290,7 +292,7 @@ func (h *storeHook) process(next redis.ProcessHook) redis.ProcessHook {
 // observe records every transition the command committed (a new version, even
 // to the same state), read straight from
 // miniredis (no client, no yield).
-func (h *storeHook) observe(a *Actor, cmd redis.Cmder) {
+func (h *storeHook) observe(a *Actor, cmd redis.Cmder, sent time.Duration) {
 	name := strings.ToLower(cmd.Name())
 	if readOnly[name] || cmd.Err() != nil && !errors.Is(cmd.Err(), redis.Nil) {
 		return
@@ -306,7 +308,7 @@ func (h *storeHook) observe(a *Actor, cmd redis.Cmder) {
 		}
 		h.s.states[id] = observed{state: st, version: v}
 		w.hist.States = append(w.hist.States, StateChange{Step: w.k.step, Time: w.k.now, Actor: a.name,
-			JobID: id, From: prev.state, To: st, Version: v})
+			JobID: id, From: prev.state, To: st, Version: v, Sent: sent})
 		w.k.tracef(a.name, "state %s %s -> %s v%d", id, history.StateOrNone(prev.state), st, v)
 		w.onState(id, st)
 	}

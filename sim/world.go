@@ -189,7 +189,13 @@ func NewWorld(cfg Config) *World {
 	}
 	w.gateway = gw
 	w.admit, _ = gw.(sut.Admission)
+	w.hist.Routing = []RoutingChange{{Routing: cfg.Options.Routing.Clone()}}
 	for i := range cfg.Replicas {
+		var skew time.Duration
+		if i < len(cfg.ReplicaSkew) {
+			skew = cfg.ReplicaSkew[i]
+		}
+		w.hist.ReplicaSkew = append(w.hist.ReplicaSkew, skew)
 		w.replicas = append(w.replicas, &replica{name: fmt.Sprintf("replica-%d", i+1), index: i})
 	}
 	for _, spec := range cfg.WorkerSpecs {
@@ -338,6 +344,7 @@ func (w *World) PauseReplica(i int, d time.Duration) {
 // SetRouting replaces every live replica's routing now (a config rollout).
 func (w *World) SetRouting(r sut.Routing) {
 	w.cfg.Options.Routing = r
+	w.hist.Routing = append(w.hist.Routing, RoutingChange{Step: w.k.step, Time: w.k.now, Routing: r.Clone()})
 	for _, rep := range w.replicas {
 		if rep.sys != nil {
 			rep.sys.SetRouting(r)
@@ -417,7 +424,7 @@ func (w *World) submit(ctx context.Context, client int, req sut.Job) {
 	k := w.k
 	a := ActorOf(ctx)
 	op := ClientOp{Client: client, Kind: OpSubmit, Key: req.ID, Input: req.Topic, Call: k.now, CallStep: k.step}
-	job := SubmittedJob{JobID: req.ID, Topic: req.Topic, At: k.now}
+	job := SubmittedJob{JobID: req.ID, Topic: req.Topic, At: k.now, Requires: req.Requires}
 	var err error
 	for try := 0; try < 5; try++ {
 		if err = w.gateway.Submit(ctx, req); err == nil {

@@ -59,6 +59,8 @@ type MessageFact struct {
 	Gen       int
 	Dispatch  bool
 	Heartbeat bool
+	// ResultPtr is where a worker's result message says the result is.
+	ResultPtr string
 }
 
 // CommandFact is what a store command does to a job: a transition from From

@@ -27,6 +27,33 @@ type Routing struct {
 	Pools map[string][]string `json:",omitempty"`
 }
 
+// Eligible reports whether the topic maps to any pool, and which of its
+// pools offer every capability in requires (a pool that offers none takes
+// only jobs that require none).
+func (r Routing) Eligible(topic string, requires []string) (mapped bool, pools []string) {
+	for _, p := range r.Topics[topic] {
+		mapped = true
+		offered, ok := r.Pools[p]
+		if ok && offers(offered, requires) {
+			pools = append(pools, p)
+		}
+	}
+	return mapped, pools
+}
+
+func offers(offered, required []string) bool {
+	for _, need := range required {
+		found := false
+		for _, o := range offered {
+			found = found || strings.EqualFold(o, need)
+		}
+		if !found {
+			return false
+		}
+	}
+	return true
+}
+
 // Clone copies r so a change to the copy leaves r alone.
 func (r Routing) Clone() Routing {
 	out := Routing{Topics: map[string][]string{}, Pools: map[string][]string{}}

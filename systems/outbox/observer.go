@@ -60,11 +60,12 @@ func (observer) Message(subject string, data []byte) sut.MessageFact {
 	var m struct {
 		JobID       string `json:"job_id"`
 		DispatchGen int    `json:"dispatch_gen"`
+		ResultPtr   string `json:"result_ptr"`
 	}
 	if json.Unmarshal(data, &m) != nil {
 		return sut.MessageFact{}
 	}
-	return sut.MessageFact{JobID: m.JobID, Gen: m.DispatchGen, Dispatch: isDispatchSubject(subject)}
+	return sut.MessageFact{JobID: m.JobID, Gen: m.DispatchGen, ResultPtr: m.ResultPtr, Dispatch: isDispatchSubject(subject)}
 }
 
 // Command recognises the dispatcher's scripts by their key layout:
