@@ -63,6 +63,12 @@ var Guards = []Guard{
 		Applies: func(s sut.Spec) bool { return s.PickGrace > 0 }, Enabled: graceNotEarly},
 	{Name: "retry_cap_not_early", On: CommitDLQ, Says: "no retry-cap failure before the cap's attempts were made",
 		Applies: func(s sut.Spec) bool { return s.MaxSchedulingRetries > 0 }, Enabled: retryCapNotEarly},
+	{Name: "fenced_write", On: CommitState, Says: "a write fenced by a lock token lands only while that token holds the job's lock in true time",
+		Applies: func(s sut.Spec) bool { return s.JobLock }, Enabled: fencedWrite},
+	{Name: "lock_exclusive", On: CommitState, Says: "no handler acts on a job after its lock expired in true time while another handler took it and acted",
+		Applies: func(s sut.Spec) bool { return s.JobLock }, Enabled: lockExclusive},
+	{Name: "lock_exclusive", On: CommitPublish, Says: "no handler acts on a job after its lock expired in true time while another handler took it and acted",
+		Applies: func(s sut.Spec) bool { return s.JobLock }, Enabled: lockExclusive},
 	{Name: "terminal_job_executed_again", On: CommitPublish, Says: "a job that reached a terminal state is never dispatched and run again",
 		Applies: func(s sut.Spec) bool { return len(s.Terminal) > 0 }, Enabled: terminalNotRedispatched},
 }
@@ -276,6 +282,100 @@ func terminalNotRedispatched(c *run, cm Commit) string {
 	}
 	return fmt.Sprintf("terminal %s at step %d; then dispatched %d more times and executed %d more times",
 		term.To, term.Step, stored, ran)
+}
+
+// fencedWrite: the store applied a fenced write only while its token held
+// the job's lock. No tolerance: the store's own clock expires the key.
+func fencedWrite(c *run, cm Commit) string {
+	if cm.State.Token == "" || cm.State.Holder == cm.State.Token {
+		return ""
+	}
+	holder := "no one (expired or released)"
+	if cm.State.Holder != "" {
+		holder = "token " + short(cm.State.Holder)
+	}
+	return fmt.Sprintf("%s wrote %s -> %s fenced by token %s; the lock was held by %s", cm.State.Actor,
+		history.StateOrNone(cm.State.From), cm.State.To, short(cm.State.Token), holder)
+}
+
+// lockExclusive: a handler that took a job's lock and acts after the lock
+// expired in true time (paused, slow, its renewals failing) must not overlap
+// another handler that took the lock since and acted on the job.
+func lockExclusive(c *run, cm Commit) string {
+	actor := cm.State.Actor
+	if cm.Kind == CommitPublish {
+		actor = cm.Publish.Actor
+	}
+	var mine *history.LockEvent
+	for i, l := range c.in.History.Locks {
+		if l.Step >= cm.Step {
+			break
+		}
+		if l.JobID == cm.Job && l.Actor == actor {
+			mine = &c.in.History.Locks[i]
+		}
+	}
+	if mine == nil || !mine.Held {
+		return "" // it holds no lock it knows of: the guard is the store's fence
+	}
+	until := c.leaseUntil(mine.Token, cm.Step)
+	if cm.Time <= until {
+		return ""
+	}
+	for _, l := range c.in.History.Locks {
+		if l.Step >= cm.Step {
+			break
+		}
+		if l.JobID != cm.Job || !l.Held || l.Token == mine.Token || l.Time < until {
+			continue
+		}
+		if step, ok := c.actedUnder(l, cm.Step); ok {
+			return fmt.Sprintf("%s took the lock at %s (token %s), held until %s, acted at %s; %s took it at %s (token %s) and acted at step %d",
+				actor, mine.Time, short(mine.Token), until, cm.Time, l.Actor, l.Time, short(l.Token), step)
+		}
+	}
+	return ""
+}
+
+// leaseUntil is when token's lock expires in true time, as its last take or
+// renewal before step left it.
+func (c *run) leaseUntil(token string, step uint64) time.Duration {
+	var until time.Duration
+	for _, l := range c.in.History.Locks {
+		if l.Step >= step {
+			break
+		}
+		if l.Token == token {
+			until = l.Until // a release leaves 0: held no longer
+			if !l.Held {
+				until = l.Time
+			}
+		}
+	}
+	return until
+}
+
+// actedUnder reports the first commit on the lock's job by its taker from the
+// take to before step.
+func (c *run) actedUnder(l history.LockEvent, before uint64) (uint64, bool) {
+	for _, s := range c.jobStates[l.JobID] {
+		if s.Step > l.Step && s.Step < before && s.Actor == l.Actor {
+			return s.Step, true
+		}
+	}
+	for _, p := range c.in.History.Publishes {
+		if p.JobID == l.JobID && p.Stored() && p.Step > l.Step && p.Step < before && p.Actor == l.Actor {
+			return p.Step, true
+		}
+	}
+	return 0, false
+}
+
+func short(token string) string {
+	if len(token) > 8 {
+		return token[:8]
+	}
+	return token
 }
 
 // firstLatePublish is the step of the job's first stored dispatch after

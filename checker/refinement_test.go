@@ -162,3 +162,65 @@ func TestTerminalJobExecutedAgainIsCaught(t *testing.T) {
 
 	require.Empty(t, only(newStory().dispatch("j1").check(), "terminal_job_executed_again"))
 }
+
+// take records actor taking job's lock under token for ttl.
+func (s *story) take(actor, job, token string, ttl time.Duration) *story {
+	s.tick()
+	s.h.Locks = append(s.h.Locks, history.LockEvent{Step: s.step, Time: s.at(), Actor: actor, JobID: job, Token: token,
+		Held: true, Until: s.at() + ttl})
+	return s
+}
+
+// fenced makes the job's last state change a write by actor fenced with
+// token, applied while holder held the lock.
+func (s *story) fenced(actor, token, holder string) *story {
+	st := &s.h.States[len(s.h.States)-1]
+	st.Actor, st.Token, st.Holder = actor, token, holder
+	return s
+}
+
+func TestWriteAfterTheLockExpiredIsCaught(t *testing.T) {
+	legal := newStory().submit("j1").commit("j1", engine.StatePending).take("r1", "j1", "aaaa", time.Minute).
+		commit("j1", engine.StateScheduled).fenced("r1", "aaaa", "aaaa")
+	require.Empty(t, only(legal.check(), "fenced_write"))
+
+	late := newStory().submit("j1").commit("j1", engine.StatePending).take("r1", "j1", "aaaa", time.Minute).
+		wait(2*time.Minute).commit("j1", engine.StateScheduled).fenced("r1", "aaaa", "")
+	v := only(late.check(), "fenced_write")
+	require.Len(t, v, 1)
+	require.Contains(t, v[0].Message, "fenced by token aaaa; the lock was held by no one")
+
+	require.Empty(t, only(late.checkSystem(outboxLike()), "fenced_write"), "a system with no job lock promises no fence")
+}
+
+// outboxLike is the engine's spec without a job lock.
+func outboxLike() sut.Spec {
+	s := cordumSpec
+	s.JobLock = false
+	return s
+}
+
+// r1 takes the lock and pauses past its TTL; r2 takes it and writes; r1
+// wakes and publishes, believing it still holds the lock.
+func TestTwoHandlersInsideOneLockIsCaught(t *testing.T) {
+	overlap := func(pause time.Duration) *story {
+		s := newStory().submit("j1").commit("j1", engine.StatePending).take("r1", "j1", "aaaa", 10*time.Second).
+			commit("j1", engine.StateScheduled).fenced("r1", "aaaa", "aaaa").
+			commit("j1", engine.StateDispatched).fenced("r1", "aaaa", "aaaa")
+		s.wait(pause).take("r2", "j1", "bbbb", 10*time.Second).commit("j1", engine.StateScheduled).fenced("r2", "bbbb", "bbbb")
+		s.publish("j1", 0, history.PublishStored)
+		s.h.Publishes[len(s.h.Publishes)-1].Actor = "r1"
+		return s
+	}
+	v := only(overlap(20*time.Second).check(), "lock_exclusive")
+	require.Len(t, v, 1)
+	require.Contains(t, v[0].Message, "r2 took it at")
+
+	// r1 published inside its lease; r2 took the lock after.
+	s := newStory().submit("j1").commit("j1", engine.StatePending).take("r1", "j1", "aaaa", 10*time.Second).
+		commit("j1", engine.StateScheduled).fenced("r1", "aaaa", "aaaa").publish("j1", 0, history.PublishStored)
+	s.h.Publishes[0].Actor = "r1"
+	s.wait(20*time.Second).take("r2", "j1", "bbbb", 10*time.Second).commit("j1", engine.StateDispatched).fenced("r2", "bbbb", "bbbb")
+	require.Empty(t, only(s.check(), "lock_exclusive"))
+	require.Empty(t, only(overlap(20*time.Second).checkSystem(outboxLike()), "lock_exclusive"))
+}

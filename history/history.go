@@ -25,6 +25,9 @@ type History struct {
 	Reports []WorkerReport
 	// Routing is the routing in force, each entry from its Time on.
 	Routing []RoutingChange
+	// Locks are the job-lock commands the store applied, with who held the
+	// lock after each.
+	Locks []LockEvent
 	// ReplicaSkew is how far each replica's clock ran from true time.
 	ReplicaSkew []time.Duration
 	Redis       RedisStats
@@ -54,10 +57,27 @@ type StateChange struct {
 	From    string // "" for a job seen for the first time
 	To      string
 	Version int64
+	// Token is the lock token the write was fenced with ("" unfenced), and
+	// Holder the token that held the job's lock when the store applied it
+	// ("" none: expired or never taken), in true time.
+	Token, Holder string
 	// Sent is when the command that made the change was issued, in true
 	// time: a writer's clock was read no later, so a fault that delayed the
 	// command (latency, a pause) sits between Sent and Time.
 	Sent time.Duration
+}
+
+// LockEvent is a command on a job's lock under Token (take, renew, release)
+// and its effect: whether Token held the lock after it, and until when in
+// true time.
+type LockEvent struct {
+	Step  uint64
+	Time  time.Duration
+	Actor string
+	JobID string
+	Token string
+	Held  bool
+	Until time.Duration
 }
 
 // WorkerReport is a result a worker's broker accepted: what the job record

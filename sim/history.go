@@ -12,6 +12,7 @@ type (
 	PublishRecord  = history.PublishRecord
 	Execution      = history.Execution
 	WorkerReport   = history.WorkerReport
+	LockEvent      = history.LockEvent
 	RoutingChange  = history.RoutingChange
 	FaultRecord    = history.FaultRecord
 	OpKind         = history.OpKind

@@ -71,6 +71,10 @@ type CommandFact struct {
 	Transition bool
 	// Token is the lock token the write carries, if any.
 	Token string
+	// LockKey is set for a command on job JobID's lock (take, renew,
+	// release) under Token: the simulator reads the key after it to learn
+	// who holds the lock, and until when in true time.
+	LockKey string
 	// Admission marks commands on run admission's state; Reserve those that
 	// bind an idempotency key to a new run.
 	Admission, Reserve bool
