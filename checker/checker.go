@@ -63,6 +63,12 @@ type Spec struct {
 	// expected by construction (an ambiguous publish with no de-duplication at
 	// the broker or the worker): the scenario then asserts the violation is found.
 	ExactlyOnceImpossible bool
+	// ExactlyOnceUncovered says no de-duplication layer covers a re-dispatch
+	// after an ambiguous publish (the world's broker does not de-duplicate):
+	// a second stored copy of a dispatch whose first copy's publish failed
+	// ambiguously is then counted (Figures.UncoveredRepublishes), not a
+	// finding. Only that repeat is excused; any other stays a finding.
+	ExactlyOnceUncovered bool
 	// AllSucceed says every accepted job can succeed (healthy workers, a
 	// fault that heals in time): each must end SUCCEEDED, or CANCELLED by its
 	// client.
@@ -126,6 +132,7 @@ type Figures struct {
 	Jobs                  int
 	TimeoutNeverPublished int // jobs that ended TIMEOUT without a stored dispatch
 	DuplicateExecutions   int // a dispatch executed twice (broker redelivery past a worker restart)
+	UncoveredRepublishes  int // re-dispatches after an ambiguous publish that no de-duplication layer covered
 	CheckDuration         time.Duration
 }
 

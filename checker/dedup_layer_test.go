@@ -125,3 +125,23 @@ func TestDurableWorkerDedupComesFromTheSystemSpec(t *testing.T) {
 	r := Check(Input{History: &s.h, Final: s.final, DLQ: s.dlq, Bus: jetStream, System: durable})
 	require.Equal(t, []string{"exactly_once_execution: worker"}, dedupLayers(r))
 }
+
+// Where no de-duplication layer covers a re-dispatch, the repeat that follows
+// an ambiguous publish is measured, not a finding; only that repeat.
+func TestUncoveredRepublishIsExcusedOnlyAfterAnAmbiguousPublish(t *testing.T) {
+	noDedup := &history.BusConfig{Dedup: false}
+	s := ambiguousThenRepublished(5*time.Second, history.PublishStored)
+	s.h.End = s.at() + time.Second
+	r := Check(Input{History: &s.h, Final: s.final, DLQ: s.dlq, Bus: noDedup, System: cordumSpec,
+		Spec: Spec{ExactlyOnceUncovered: true}})
+	require.Empty(t, dedupLayers(r), r.Summary())
+	require.Equal(t, 1, r.Figures.UncoveredRepublishes)
+
+	clean := newStory().submit("j1").commit("j1", engine.StatePending).commit("j1", engine.StateScheduled).
+		commit("j1", engine.StateDispatched).publish("j1", 0, history.PublishStored).publish("j1", 0, history.PublishStored).
+		commit("j1", engine.StateRunning).commit("j1", engine.StateSucceeded)
+	clean.h.End = clean.at() + time.Second
+	r = Check(Input{History: &clean.h, Final: clean.final, DLQ: clean.dlq, Bus: noDedup, System: cordumSpec,
+		Spec: Spec{ExactlyOnceUncovered: true}})
+	require.Equal(t, []string{"exactly_once_publish: engine ordering"}, dedupLayers(r), "no fault made the first outcome unknown")
+}

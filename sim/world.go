@@ -62,6 +62,9 @@ type Workload struct {
 	RunLimit int
 	// RunDuration is how long an admitted run lasts before it completes (30s).
 	RunDuration time.Duration
+	// Requires maps a topic to the capabilities its jobs require (default:
+	// "gpu" jobs require "gpu").
+	Requires map[string][]string
 	// Scripted plans nothing: a driver submits, reads, cancels and starts runs
 	// through the World's methods between calls to Advance.
 	Scripted bool
@@ -389,8 +392,8 @@ func (w *World) scheduleWorkload() {
 		id := fmt.Sprintf("j-%d", i+1)
 		at := time.Duration(rng.Int64N(int64(wl.SubmitWindow)))
 		topic := wl.Topics[rng.IntN(len(wl.Topics))]
-		req := sut.Job{ID: id, Topic: topic}
-		if topic == "gpu" {
+		req := sut.Job{ID: id, Topic: topic, Requires: wl.Requires[topic]}
+		if wl.Requires == nil && topic == "gpu" {
 			req.Requires = []string{"gpu"}
 		}
 		w.clientsPending++

@@ -15,6 +15,10 @@ type Options struct {
 	RunningTimeout       time.Duration
 	ReconcileInterval    time.Duration
 	MaxSchedulingRetries int
+	// DedupWindow is how long after a dispatch's first publish the engine
+	// may re-publish it under the same message id; it must stay below the
+	// broker's window. LockTTL is the job lock's expiry.
+	DedupWindow, LockTTL time.Duration
 	// RunLimit is an org's max concurrent workflow runs.
 	RunLimit int
 	Routing  Routing
@@ -91,6 +95,6 @@ func (o Options) String() string {
 	}
 	sort.Strings(pools)
 	return fmt.Sprintf("dispatch_timeout=%s running_timeout=%s reconcile_interval=%s max_scheduling_retries=%s "+
-		"run_limit=%s topics=%s pools=%s", dur(o.DispatchTimeout), dur(o.RunningTimeout), dur(o.ReconcileInterval),
-		num(o.MaxSchedulingRetries), num(o.RunLimit), strings.Join(topics, " "), strings.Join(pools, " "))
+		"dedup_window=%s lock_ttl=%s run_limit=%s topics=%s pools=%s", dur(o.DispatchTimeout), dur(o.RunningTimeout), dur(o.ReconcileInterval),
+		num(o.MaxSchedulingRetries), dur(o.DedupWindow), dur(o.LockTTL), num(o.RunLimit), strings.Join(topics, " "), strings.Join(pools, " "))
 }
