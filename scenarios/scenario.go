@@ -39,10 +39,6 @@ type Scenario struct {
 	ExpectViolation string
 	// Swarm draws the fault mix from the seed instead of Faults.
 	Swarm bool
-	// Sometimes are risky branches (the labels of the system's branch
-	// counters, or dlq_<reason code>) the scenario must reach on at least
-	// one seed of a suite's range: a branch never reached is a false green.
-	Sometimes []string
 	// WorldSwarm also draws the world from the seed (drawWorld): topology,
 	// workload, broker and engine options, clock skew; World is its base.
 	WorldSwarm bool
