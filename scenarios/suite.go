@@ -85,6 +85,14 @@ var regressions = []pinned{
 	// the handler's publish then dispatched a TIMEOUT job, which ran
 	// (terminal_job_executed_again).
 	{scenario: "world-swarm", seed: 300018, finding: "reconciler-timeout-between-dispatch-and-publish"},
+	// A topic's mapping was missing, then healed, and the job was dispatched;
+	// a worker's retryable error sent it back, and it failed at the retry cap
+	// with the DLQ reason no_pool_mapping_topic: the healed cause, never
+	// cleared by the dispatch (dlq_true_cause).
+	{scenario: "world-swarm", seed: 1002447, finding: "healed-cause-names-retry-cap-failure"},
+	// The same stale cause where the pick after healing succeeded but the
+	// DISPATCHED write failed, so no dispatch could clear it.
+	{scenario: "world-swarm", seed: 1002324, finding: "healed-cause-after-failed-dispatch-write"},
 }
 
 // Regression is the pinned seeds.
