@@ -80,7 +80,8 @@ func (e *Engine) processJob(ctx context.Context, req JobRequest, lock *heldLock)
 	}
 
 	if job.Attempts >= e.cfg.MaxSchedulingRetries {
-		cause, fields := e.causeAtCap(ctx, job)
+		cause := job.LastErrorCode
+		cause, fields := e.causeAtCap(ctx, job, cause)
 		return e.failJob(ctx, job, lock, cause, true,
 			fmt.Sprintf("max scheduling retries exceeded (attempts=%d, last cause %s: %s)", job.Attempts, cause, job.LastError),
 			fields...)
@@ -257,13 +258,16 @@ func (e *Engine) pick(ctx context.Context, job *Job) (string, error) {
 	return pickLeastLoaded(e.routing.Load(), e.registry, job.Request(), e.clock.Now())
 }
 
-// causeAtCap names why a job that reached the retry cap could not be placed.
-// The recorded cause names it only while it still holds: a routing cause that
-// healed, followed by a pick that succeeded and a write that failed, would
-// misname the failure. So the pick is asked again: its scheduling error is
-// the cause; a pick that succeeds now leaves only the cap, and the stale
-// cause is cleared with the failure.
-func (e *Engine) causeAtCap(ctx context.Context, job *Job) (ReasonCode, []Field) {
+// causeAtCap names why a job that reached the retry cap could not be placed,
+// given the cause it recorded. A recorded cause names it only while it still
+// holds: a routing cause that healed, followed by a pick that succeeded and a
+// write that failed, would misname the failure. So the pick is asked again:
+// its scheduling error is the cause; a pick that succeeds now leaves only the
+// cap, and the stale cause is cleared with the failure.
+func (e *Engine) causeAtCap(ctx context.Context, job *Job, recorded ReasonCode) (ReasonCode, []Field) {
+	if recorded == "" {
+		return ReasonMaxSchedulingRetries, nil
+	}
 	_, err := e.pick(ctx, job)
 	var se *SchedulingError
 	switch {
@@ -271,10 +275,8 @@ func (e *Engine) causeAtCap(ctx context.Context, job *Job) (ReasonCode, []Field)
 		return se.Code, nil
 	case err == nil:
 		return ReasonMaxSchedulingRetries, []Field{{"last_error_code", ""}, {"last_error", ""}}
-	case job.LastErrorCode != "":
-		return job.LastErrorCode, nil
 	}
-	return ReasonMaxSchedulingRetries, nil
+	return recorded, nil
 }
 
 // handlePickError retries a failed pick with backoff, or fails the job once a
