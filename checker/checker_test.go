@@ -39,12 +39,18 @@ func (s *story) submit(job string) *story {
 
 func (s *story) commit(job string, to engine.JobState) *story {
 	s.tick()
-	s.h.States = append(s.h.States, history.StateChange{Step: s.step, Time: s.at(), JobID: job, From: string(s.last[job]), To: string(to)})
+	s.h.States = append(s.h.States, history.StateChange{Step: s.step, Time: s.at(), Sent: s.at(), JobID: job, From: string(s.last[job]), To: string(to)})
 	s.last[job] = to
 	f := s.final[job]
 	f.State = string(to)
 	if to == engine.StateScheduled {
 		f.Attempts++
+	}
+	if to == engine.StateSucceeded {
+		// The executing worker reported the result the record then carries.
+		f.ResultPtr = "mem://" + job
+		s.h.Reports = append(s.h.Reports, history.WorkerReport{Step: s.step - 1, Time: s.at(), Worker: "w1", JobID: job,
+			Outcome: string(sut.Succeeded), ResultPtr: f.ResultPtr})
 	}
 	s.final[job] = f
 	return s
@@ -118,7 +124,8 @@ func TestLegalHistoryPasses(t *testing.T) {
 func TestDuplicatePublishIsCaught(t *testing.T) {
 	s := newStory().dispatch("j1").publish("j1", 0, history.PublishStored)
 	r := s.check()
-	require.Equal(t, []string{"exactly_once_publish"}, checkers(r))
+	// The copy came after SUCCEEDED: a terminal job dispatched again, too.
+	require.Equal(t, []string{"exactly_once_publish", "terminal_job_executed_again"}, checkers(r))
 	require.Equal(t, LayerInvariants, r.FirstFailedLayer())
 	require.Equal(t, "j1", r.Violations[0].Job)
 }
@@ -130,7 +137,7 @@ func TestDeduplicatedRepublishIsNotADuplicate(t *testing.T) {
 
 func TestRedispatchWithoutRetryingIsCaught(t *testing.T) {
 	s := newStory().dispatch("j1").publish("j1", 1, history.PublishStored)
-	require.Equal(t, []string{"exactly_once_publish"}, checkers(s.check()))
+	require.Equal(t, []string{"exactly_once_publish", "terminal_job_executed_again"}, checkers(s.check()))
 }
 
 func TestTwoDispatchIDsExecutedIsCaught(t *testing.T) {
@@ -179,7 +186,8 @@ func TestDLQHidingRootCauseIsCaught(t *testing.T) {
 	s := newStory().submit("j1").commit("j1", engine.StatePending).commit("j1", engine.StateFailed)
 	s.setFinal("j1", func(f *sut.JobFact) { f.Cause = string(engine.ReasonNoPoolMappingTopic) })
 	s.dlq["j1"] = dlqEntry(engine.StateFailed, engine.StatePending, engine.ReasonMaxSchedulingRetries)
-	require.Equal(t, []string{"dlq_root_cause"}, checkers(s.check()))
+	// Filed at the cap without one attempt: the cap was not reached either.
+	require.Equal(t, []string{"dlq_root_cause", "retry_cap_not_early"}, checkers(s.check()))
 }
 
 func TestLostJobIsCaught(t *testing.T) {
@@ -232,7 +240,7 @@ func TestEngineRunWithoutFaultsPasses(t *testing.T) {
 // cause that healed in time is a liveness violation; a cancelled one is not.
 func TestFailedJobWhereAllCanSucceedIsCaught(t *testing.T) {
 	s := newStory().dispatch("j1").submit("j2").commit("j2", engine.StatePending).commit("j2", engine.StateScheduled).
-		commit("j2", engine.StateFailed).submit("j3").commit("j3", engine.StatePending).commit("j3", engine.StateCancelled)
+		wait(cordumSpec.PickGrace).commit("j2", engine.StateFailed).submit("j3").commit("j3", engine.StatePending).commit("j3", engine.StateCancelled)
 	s.setFinal("j2", func(f *sut.JobFact) { f.Cause = string(engine.ReasonNoPoolMappingTopic) })
 	s.dlq["j2"] = dlqEntry(engine.StateFailed, engine.StateScheduled, engine.ReasonNoPoolMappingTopic)
 	s.h.End = s.at() + time.Second

@@ -1,6 +1,7 @@
 package checker
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -41,6 +42,9 @@ func (s *story) checkWithBus(bus *history.BusConfig) *Result {
 func dedupLayers(r *Result) []string {
 	var out []string
 	for _, v := range r.Violations {
+		if !strings.HasPrefix(v.Checker, "exactly_once") {
+			continue
+		}
 		out = append(out, v.Checker+": "+string(v.Dedup))
 	}
 	return out
@@ -109,4 +113,35 @@ func TestRepublishInsideBrokerWindowIsLegal(t *testing.T) {
 	r := s.checkWithBus(jetStream)
 	require.Empty(t, r.Violations, r.Summary())
 	require.Empty(t, s.checkWithBus(nil).Violations)
+}
+
+// A system whose spec promises a durable consumer is held to it without the
+// scenario saying so.
+func TestDurableWorkerDedupComesFromTheSystemSpec(t *testing.T) {
+	s := newStory().dispatch("j1").execute("j1", 0, "d-j1")
+	s.h.End = s.at() + time.Second
+	durable := cordumSpec
+	durable.WorkersDedupDurably = true
+	r := Check(Input{History: &s.h, Final: s.final, DLQ: s.dlq, Bus: jetStream, System: durable})
+	require.Equal(t, []string{"exactly_once_execution: worker"}, dedupLayers(r))
+}
+
+// Where no de-duplication layer covers a re-dispatch, the repeat that follows
+// an ambiguous publish is measured, not a finding; only that repeat.
+func TestUncoveredRepublishIsExcusedOnlyAfterAnAmbiguousPublish(t *testing.T) {
+	noDedup := &history.BusConfig{Dedup: false}
+	s := ambiguousThenRepublished(5*time.Second, history.PublishStored)
+	s.h.End = s.at() + time.Second
+	r := Check(Input{History: &s.h, Final: s.final, DLQ: s.dlq, Bus: noDedup, System: cordumSpec,
+		Spec: Spec{ExactlyOnceUncovered: true}})
+	require.Empty(t, dedupLayers(r), r.Summary())
+	require.Equal(t, 1, r.Figures.UncoveredRepublishes)
+
+	clean := newStory().submit("j1").commit("j1", engine.StatePending).commit("j1", engine.StateScheduled).
+		commit("j1", engine.StateDispatched).publish("j1", 0, history.PublishStored).publish("j1", 0, history.PublishStored).
+		commit("j1", engine.StateRunning).commit("j1", engine.StateSucceeded)
+	clean.h.End = clean.at() + time.Second
+	r = Check(Input{History: &clean.h, Final: clean.final, DLQ: clean.dlq, Bus: noDedup, System: cordumSpec,
+		Spec: Spec{ExactlyOnceUncovered: true}})
+	require.Equal(t, []string{"exactly_once_publish: engine ordering"}, dedupLayers(r), "no fault made the first outcome unknown")
 }

@@ -8,9 +8,12 @@ import (
 )
 
 // ReconcileOnce moves jobs stuck DISPATCHED past their dispatch timeout, or
-// RUNNING past the running timeout, to TIMEOUT with a DLQ entry. It takes no job
-// lock: each move is a compare-and-transition from the exact version it observed,
-// so it can never overwrite a result (or a re-dispatch) that landed meanwhile.
+// RUNNING past the running timeout, to TIMEOUT with a DLQ entry. Each move is a
+// compare-and-transition from the exact version it observed, so it can never
+// overwrite a result (or a re-dispatch) that landed meanwhile; and it is made
+// under the job's lock, tried once, so it never lands between a handler's
+// DISPATCHED write and that handler's publish (which would then dispatch a job
+// already TIMEOUT). A busy lock is left for the next pass.
 func (e *Engine) ReconcileOnce(ctx context.Context) error {
 	var errs []error
 	for _, st := range []JobState{StateDispatched, StateRunning} {
@@ -29,35 +32,55 @@ func (e *Engine) reconcileState(ctx context.Context, st JobState) error {
 	}
 	var errs []error
 	for _, id := range ids {
-		job, err := e.store.Get(ctx, id)
-		if err != nil {
+		if err := e.timeOutIfStale(ctx, id, st, now); err != nil {
 			errs = append(errs, err)
-			continue
 		}
-		timeout := e.timeoutFor(job.Topic, st)
-		if job.State != st || now.Sub(job.UpdatedAt) < timeout {
-			continue
-		}
-		code := ReasonDispatchTimeout
-		if st == StateRunning {
-			code = ReasonRunningTimeout
-		}
-		entry := &DLQEntry{JobID: job.ID, Topic: job.Topic, Status: StateTimeout,
-			Reason:     fmt.Sprintf("%s for %s (timeout %s)", st, now.Sub(job.UpdatedAt), timeout),
-			ReasonCode: code, LastState: st, Attempts: job.Attempts, AtMs: now.UnixMilli()}
-		_, err = e.store.Transition(ctx, Transition{JobID: job.ID, From: st, Version: job.Version,
-			To: StateTimeout, Reason: string(code), DLQ: entry})
-		if IsTransitionRefused(err) {
-			continue // it moved on since we looked
-		}
-		if err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		e.metrics.timeouts.WithLabelValues(string(st)).Inc()
-		e.emitDLQ(ctx, entry)
 	}
 	return errors.Join(errs...)
+}
+
+// timeOutIfStale moves one job to TIMEOUT if it is still st past its timeout,
+// holding its lock; a lock another handler holds means the job is being
+// worked on now, and is skipped.
+func (e *Engine) timeOutIfStale(ctx context.Context, id string, st JobState, now time.Time) error {
+	lock, err := e.locks.acquire(ctx, jobLockKey(id), lockSpec{TTL: e.cfg.LockTTL, Poll: e.cfg.LockPoll})
+	if errors.Is(err, ErrLockBusy) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if rerr := e.locks.release(ctx, lock); rerr != nil {
+			e.log.Warn("job lock release failed; it expires on its own", "job_id", id, "error", rerr)
+		}
+	}()
+	job, err := e.store.Get(ctx, id)
+	if err != nil {
+		return err
+	}
+	timeout := e.timeoutFor(job.Topic, st)
+	if job.State != st || now.Sub(job.UpdatedAt) < timeout {
+		return nil
+	}
+	code := ReasonDispatchTimeout
+	if st == StateRunning {
+		code = ReasonRunningTimeout
+	}
+	entry := &DLQEntry{JobID: job.ID, Topic: job.Topic, Status: StateTimeout,
+		Reason:     fmt.Sprintf("%s for %s (timeout %s)", st, now.Sub(job.UpdatedAt), timeout),
+		ReasonCode: code, LastState: st, Attempts: job.Attempts, AtMs: now.UnixMilli()}
+	_, err = e.store.Transition(ctx, Transition{JobID: job.ID, From: st, Version: job.Version,
+		To: StateTimeout, Reason: string(code), Fence: lock, DLQ: entry})
+	if IsTransitionRefused(err) {
+		return nil // it moved on since we looked
+	}
+	if err != nil {
+		return err
+	}
+	e.metrics.timeouts.WithLabelValues(string(st)).Inc()
+	e.emitDLQ(ctx, entry)
+	return nil
 }
 
 func (e *Engine) timeoutFor(topic string, st JobState) time.Duration {

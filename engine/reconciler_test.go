@@ -37,9 +37,10 @@ func TestReconcilerTimesOutStuckJobsPerTopic(t *testing.T) {
 	})
 }
 
-// The reconciler observes a stuck RUNNING job, then the worker's result lands
-// before its write: the compare-and-transition refuses, and the result stands.
-func TestReconcilerNeverOverwritesLateResult(t *testing.T) {
+// The reconciler holds the job's lock from its read to its write: a result
+// arriving in between is asked to retry, then finds the job TIMEOUT and leaves
+// it so. (A writer without the lock is refused by the version check below.)
+func TestReconcilerHoldsTheLockAgainstALateResult(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, env *testEnv) {
 		te := newTestEngine(t, env)
 		te.dispatch(t, "j1")
@@ -49,15 +50,16 @@ func TestReconcilerNeverOverwritesLateResult(t *testing.T) {
 		te.hook.add(func(args []any) bool {
 			if transitionTo(StateTimeout)(args) && !raced {
 				raced = true
-				require.NoError(t, te.HandleJobResult(ctx, JobResult{JobID: "j1", Status: ResultSucceeded}))
+				_, retry := AsRetryAfter(te.HandleJobResult(ctx, JobResult{JobID: "j1", Status: ResultSucceeded}))
+				require.True(t, retry, "the result waits for the reconciler's lock")
 			}
 			return false
 		}, false, 1)
 		require.NoError(t, te.ReconcileOnce(ctx))
 		require.True(t, raced)
-		require.Equal(t, StateSucceeded, te.state(t, "j1"))
-		_, err := te.store.DLQEntry(ctx, "j1")
-		require.ErrorIs(t, err, ErrJobNotFound)
+		require.Equal(t, StateTimeout, te.state(t, "j1"))
+		require.NoError(t, te.HandleJobResult(ctx, JobResult{JobID: "j1", Status: ResultSucceeded}))
+		require.Equal(t, StateTimeout, te.state(t, "j1"))
 	})
 }
 
@@ -102,5 +104,27 @@ func TestReplayerRedrivesStaleJobs(t *testing.T) {
 		require.Equal(t, StateRunning, te.state(t, "s"))
 		require.Equal(t, StateDispatched, te.state(t, "d"))
 		require.Equal(t, 2, te.bus.count("worker."))
+	})
+}
+
+// World swarm: a handler wrote DISPATCHED and, before its publish returned,
+// the reconciler (on a replica whose clock ran ahead) timed the job out; the
+// handler's publish then dispatched a job already TIMEOUT, and it ran. The
+// reconciler now times a job out only under its lock, so it waits for the
+// handler's publish.
+func TestReconcilerDoesNotTimeOutAJobWhoseHandlerHoldsItsLock(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, env *testEnv) {
+		te := newTestEngine(t, env)
+		te.putJob(t, "j1", StateDispatched)
+		te.env.clock.Advance(DefaultDispatchTimeout)
+		held, err := te.locks.acquire(ctx, jobLockKey("j1"), lockSpec{TTL: time.Minute, Poll: time.Millisecond})
+		require.NoError(t, err)
+
+		require.NoError(t, te.ReconcileOnce(ctx))
+		require.Equal(t, StateDispatched, te.state(t, "j1"), "the handler is between its write and its publish")
+
+		require.NoError(t, te.locks.release(ctx, held))
+		require.NoError(t, te.ReconcileOnce(ctx))
+		require.Equal(t, StateTimeout, te.state(t, "j1"))
 	})
 }

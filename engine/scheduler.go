@@ -81,11 +81,10 @@ func (e *Engine) processJob(ctx context.Context, req JobRequest, lock *heldLock)
 
 	if job.Attempts >= e.cfg.MaxSchedulingRetries {
 		cause := job.LastErrorCode
-		if cause == "" {
-			cause = ReasonMaxSchedulingRetries
-		}
+		cause, fields := e.causeAtCap(ctx, job, cause)
 		return e.failJob(ctx, job, lock, cause, true,
-			fmt.Sprintf("max scheduling retries exceeded (attempts=%d, last cause %s: %s)", job.Attempts, cause, job.LastError))
+			fmt.Sprintf("max scheduling retries exceeded (attempts=%d, last cause %s: %s)", job.Attempts, cause, job.LastError),
+			fields...)
 	}
 
 	// A scheduling pass: entering SCHEDULED counts the attempt.
@@ -102,7 +101,10 @@ func (e *Engine) processJob(ctx context.Context, req JobRequest, lock *heldLock)
 	}
 
 	dispatchID := newToken(e.rand)
-	fields := []Field{{"dispatch_id", dispatchID}, {"worker", workerID}, {"pick_fail_since", ""}}
+	// A pick that succeeded ends the pick failure it recorded: left behind, its
+	// code would name a healed cause if the job later failed at the cap.
+	fields := []Field{{"dispatch_id", dispatchID}, {"worker", workerID}, {"pick_fail_since", ""},
+		{"last_error_code", ""}, {"last_error", ""}}
 	if !earlierAttempt {
 		// Recorded with DISPATCHED, before the publish it dates: the window of
 		// every later re-publish of this message id counts from here.
@@ -256,6 +258,27 @@ func (e *Engine) pick(ctx context.Context, job *Job) (string, error) {
 	return pickLeastLoaded(e.routing.Load(), e.registry, job.Request(), e.clock.Now())
 }
 
+// causeAtCap names why a job that reached the retry cap could not be placed,
+// given the cause it recorded. A recorded cause names it only while it still
+// holds: a routing cause that healed, followed by a pick that succeeded and a
+// write that failed, would misname the failure. So the pick is asked again:
+// its scheduling error is the cause; a pick that succeeds now leaves only the
+// cap, and the stale cause is cleared with the failure.
+func (e *Engine) causeAtCap(ctx context.Context, job *Job, recorded ReasonCode) (ReasonCode, []Field) {
+	if recorded == "" {
+		return ReasonMaxSchedulingRetries, nil
+	}
+	_, err := e.pick(ctx, job)
+	var se *SchedulingError
+	switch {
+	case errors.As(err, &se):
+		return se.Code, nil
+	case err == nil:
+		return ReasonMaxSchedulingRetries, []Field{{"last_error_code", ""}, {"last_error", ""}}
+	}
+	return recorded, nil
+}
+
 // handlePickError retries a failed pick with backoff, or fails the job once a
 // permanent cause has outlived the grace window. The cause is recorded on the
 // job so a DLQ entry at the cap names it.
@@ -287,11 +310,11 @@ func (e *Engine) handlePickError(ctx context.Context, job *Job, lock *heldLock, 
 
 // failJob moves the job to FAILED with its DLQ entry in the same atomic write,
 // then announces the entry on the bus.
-func (e *Engine) failJob(ctx context.Context, job *Job, lock *heldLock, code ReasonCode, exhausted bool, reason string) error {
+func (e *Engine) failJob(ctx context.Context, job *Job, lock *heldLock, code ReasonCode, exhausted bool, reason string, fields ...Field) error {
 	entry := &DLQEntry{JobID: job.ID, Topic: job.Topic, Status: StateFailed, Reason: reason, ReasonCode: code,
 		LastState: job.State, Attempts: job.Attempts, RetriesExhausted: exhausted, AtMs: e.clock.Now().UnixMilli()}
 	_, err := e.store.Transition(ctx, Transition{JobID: job.ID, From: job.State, Version: job.Version,
-		To: StateFailed, Reason: string(code), Fence: lock, DLQ: entry})
+		To: StateFailed, Reason: string(code), Fence: lock, Fields: fields, DLQ: entry})
 	if err != nil {
 		return e.storeRetry(err)
 	}

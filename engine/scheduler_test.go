@@ -267,6 +267,9 @@ func TestNoPoolMappingHealsWhenRoutingArrives(t *testing.T) {
 		require.NoError(t, te.HandleJobRequest(ctx, r))
 		require.Equal(t, StateRunning, te.state(t, "j"))
 		require.True(t, te.job(t, "j").PickFailSince.IsZero(), "pick failure cleared on dispatch")
+		// World swarm seed 1002447: the job later failed at the retry cap and its
+		// DLQ entry named no_pool_mapping_topic, a cause healed long before.
+		require.Empty(t, te.job(t, "j").LastErrorCode, "the healed cause is not left to name a later failure")
 	})
 }
 
@@ -320,4 +323,24 @@ func TestBackoffBounds(t *testing.T) {
 		require.GreaterOrEqual(t, d, min(base, DefaultBackoffMax), "attempt %d", attempt)
 		require.Less(t, d, min(base+DefaultBackoffJitterMax, DefaultBackoffMax+1), "attempt %d", attempt)
 	}
+}
+
+// World swarm seed 1002324: a topic's mapping healed, a pick then succeeded
+// but the DISPATCHED write failed, and at the retry cap the DLQ entry named
+// no_pool_mapping_topic, a cause that no longer held. At the cap the pick is
+// asked again: it succeeds, so only the cap is named, and the stale cause goes.
+func TestRetryCapNeverNamesAHealedCause(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, env *testEnv) {
+		te := newTestEngine(t, env, func(c *Config) { c.MaxSchedulingRetries = 1 })
+		te.heartbeat("w1", "general", 0)
+		te.putJob(t, "j", StateScheduled)
+		require.NoError(t, env.rdb.HSet(ctx, jobKey("j"), "last_error_code", string(ReasonNoPoolMappingTopic)).Err())
+
+		require.NoError(t, te.HandleJobRequest(ctx, req("j")))
+		require.Equal(t, StateFailed, te.state(t, "j"))
+		entry, err := te.store.DLQEntry(ctx, "j")
+		require.NoError(t, err)
+		require.Equal(t, ReasonMaxSchedulingRetries, entry.ReasonCode)
+		require.Empty(t, te.job(t, "j").LastErrorCode)
+	})
 }

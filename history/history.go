@@ -21,7 +21,16 @@ type History struct {
 	Faults     []FaultRecord
 	Ops        []ClientOp
 	Terminated []PublishRecord // messages that reached max deliver
-	Redis      RedisStats
+	// Reports are the results workers delivered to the broker.
+	Reports []WorkerReport
+	// Routing is the routing in force, each entry from its Time on.
+	Routing []RoutingChange
+	// Locks are the job-lock commands the store applied, with who held the
+	// lock after each.
+	Locks []LockEvent
+	// ReplicaSkew is how far each replica's clock ran from true time.
+	ReplicaSkew []time.Duration
+	Redis       RedisStats
 	// FaultPhaseEnd is when the heal phase began.
 	FaultPhaseEnd time.Duration
 	// End is the virtual time the run stopped.
@@ -35,6 +44,7 @@ type SubmittedJob struct {
 	Topic    string
 	At       time.Duration
 	Accepted bool
+	Requires []string
 }
 
 // StateChange is one committed change of a job's stored state, observed in the
@@ -47,6 +57,71 @@ type StateChange struct {
 	From    string // "" for a job seen for the first time
 	To      string
 	Version int64
+	// Token is the lock token the write was fenced with ("" unfenced), and
+	// Holder the token that held the job's lock when the store applied it
+	// ("" none: expired or never taken), in true time.
+	Token, Holder string
+	// Sent is when the command that made the change was issued, in true
+	// time: a writer's clock was read no later, so a fault that delayed the
+	// command (latency, a pause) sits between Sent and Time.
+	Sent time.Duration
+}
+
+// LockEvent is a command on a job's lock under Token (take, renew, release)
+// and its effect: whether Token held the lock after it, and until when in
+// true time.
+type LockEvent struct {
+	Step  uint64
+	Time  time.Duration
+	Actor string
+	JobID string
+	Token string
+	Held  bool
+	Until time.Duration
+}
+
+// WorkerReport is a result a worker's broker accepted: what the job record
+// must show once the engine applied it.
+type WorkerReport struct {
+	Step       uint64
+	Time       time.Duration
+	Worker     string
+	JobID      string
+	Gen        int
+	DispatchID string
+	Outcome    string // sut.Outcome
+	ResultPtr  string
+}
+
+// RoutingChange is the routing in force from Time on.
+type RoutingChange struct {
+	Step    uint64
+	Time    time.Duration
+	Routing sut.Routing
+}
+
+// RoutingAt is the routing in force at t (the last change at or before it).
+func (h *History) RoutingAt(t time.Duration) sut.Routing {
+	var r sut.Routing
+	for _, c := range h.Routing {
+		if c.Time > t {
+			break
+		}
+		r = c.Routing
+	}
+	return r
+}
+
+// SkewSpread is the widest gap between two replicas' clocks (0 with one).
+func (h *History) SkewSpread() time.Duration {
+	if len(h.ReplicaSkew) == 0 {
+		return 0
+	}
+	lo, hi := h.ReplicaSkew[0], h.ReplicaSkew[0]
+	for _, s := range h.ReplicaSkew {
+		lo, hi = min(lo, s), max(hi, s)
+	}
+	return hi - lo
 }
 
 // PublishOutcome is what the broker did with a publish.

@@ -187,6 +187,15 @@ func failureGroups(seeds []SeedResult) []FailureGroup {
 	return groups
 }
 
+func reached(seeds []SeedResult, branch string) bool {
+	for _, r := range seeds {
+		if r.Branches[branch] > 0 {
+			return true
+		}
+	}
+	return false
+}
+
 // judgeCase computes one case's result from its seeds (in seed order); mine
 // are the case's seeds this summary was to run.
 func judgeCase(c CaseSpec, seeds []SeedResult, mine map[uint64]bool) CaseResult {
@@ -221,6 +230,11 @@ func judgeCase(c CaseSpec, seeds []SeedResult, mine map[uint64]bool) CaseResult 
 		}
 		if c.ExpectViolation != "" && !cr.ExpectedFound {
 			cr.NeverFired = append(cr.NeverFired, "expected violation "+c.ExpectViolation)
+		}
+		for _, b := range c.Sometimes {
+			if !reached(seeds, b) {
+				cr.NeverFired = append(cr.NeverFired, "sometimes "+b+" never reached")
+			}
 		}
 	}
 	if len(cr.NeverFired) > 0 {

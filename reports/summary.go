@@ -106,6 +106,8 @@ type CaseSpec struct {
 	Declared []string `json:"declared,omitempty"`
 	// ExpectViolation is the checker that must fire on at least one seed.
 	ExpectViolation string `json:"expect_violation,omitempty"`
+	// Sometimes are branches some seed must reach (scenarios.Case.Sometimes).
+	Sometimes []string `json:"sometimes,omitempty"`
 }
 
 // CaseResult is a case's verdict over the seeds the summary holds.

@@ -170,6 +170,17 @@ func All() []Scenario {
 			World:       World{Workload: &sim.Workload{Jobs: 30, StatusReads: 20, CancelRate: 0.05, Runs: 8, RunLimit: 2}},
 			Seeds:       SeedRange{First: 9000, Count: 16},
 		},
+		{
+			Name:   "world-swarm",
+			Source: "exploratory",
+			Description: "each seed draws the whole world as well as the fault mix: replicas, workers and pools (some " +
+				"without workers), unplaceable jobs, long jobs, broker de-duplication and its window, ack wait, max " +
+				"deliver, the engine's window, retry cap, timeouts, lock TTL and per-replica clock skew",
+			Swarm:      true,
+			WorldSwarm: true,
+			World:      World{Workload: &sim.Workload{Runs: 8, RunLimit: 2}},
+			Seeds:      SeedRange{First: 9500, Count: 8},
+		},
 	}
 }
 

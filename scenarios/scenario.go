@@ -39,6 +39,9 @@ type Scenario struct {
 	ExpectViolation string
 	// Swarm draws the fault mix from the seed instead of Faults.
 	Swarm bool
+	// WorldSwarm also draws the world from the seed (drawWorld): topology,
+	// workload, broker and engine options, clock skew; World is its base.
+	WorldSwarm bool
 	// Seeds is the scenario's range in the release suite.
 	Seeds SeedRange
 	// System is the system under test (nil: cordum, our engine).
@@ -72,6 +75,22 @@ type World struct {
 	NoBrokerDedup, NoWorkerDedup bool
 	// Options are the system's settings (timeouts, retry cap, routing).
 	Options sut.Options
+	// Replicas, Bus, Workers and ReplicaSkew replace the world's defaults
+	// (zero or nil: keep them; a skew here replaces the injector's).
+	Replicas    int
+	Bus         *sim.BusConfig
+	Workers     *sim.WorkerProfile
+	ReplicaSkew []time.Duration
+}
+
+// world is the seed's world and what the checker holds it to.
+func (s Scenario) world(seed uint64) (World, checker.Spec) {
+	if !s.WorldSwarm {
+		return s.World, s.Spec
+	}
+	w, spec := drawWorld(seed, s.World)
+	spec.AllSucceed = s.Spec.AllSucceed
+	return w, spec
 }
 
 // DefaultWorkload is a scenario's workload unless its World replaces it.
@@ -126,14 +145,24 @@ func (s Scenario) SeedConfig(seed uint64) sim.Config {
 
 // Config builds the world configuration of a seed with the given injector.
 func (s Scenario) Config(seed uint64, inj *faults.Injector) sim.Config {
+	world, _ := s.world(seed)
 	cfg := sim.Config{Seed: seed, Injector: inj, System: s.system(), Workload: DefaultWorkload,
-		WorkerSpecs: s.World.WorkerSpecs, Options: s.World.Options}
-	cfg.Bus.Dedup = !s.World.NoBrokerDedup
-	cfg.Workers.NoDedup = s.World.NoWorkerDedup
-	if s.World.Workload != nil {
-		cfg.Workload = *s.World.Workload
+		WorkerSpecs: world.WorkerSpecs, Options: world.Options, Replicas: world.Replicas}
+	if world.Bus != nil {
+		cfg.Bus = *world.Bus
+	}
+	if world.Workers != nil {
+		cfg.Workers = *world.Workers
+	}
+	cfg.Bus.Dedup = !world.NoBrokerDedup
+	cfg.Workers.NoDedup = world.NoWorkerDedup
+	if world.Workload != nil {
+		cfg.Workload = *world.Workload
 	}
 	cfg.ReplicaSkew = inj.ReplicaSkew(max(cfg.Replicas, 3))
+	if world.ReplicaSkew != nil {
+		cfg.ReplicaSkew = world.ReplicaSkew
+	}
 	return cfg
 }
 
@@ -187,10 +216,11 @@ func (s Scenario) run(seed uint64, inj *faults.Injector, keepTrace bool) *Outcom
 	res := w.Run()
 	wall := time.Since(start) // determinism-ok: figure
 	bus := w.Config().Bus
+	_, spec := s.world(seed)
 	r := checker.Check(checker.Input{History: res.History, Final: res.Final, DLQ: res.DLQ, Admission: res.Admission, Metrics: w.Metrics(),
-		Spec: s.Spec, System: w.Spec(), RunErr: res.Err, Bus: &bus})
+		Spec: spec, System: w.Spec(), RunErr: res.Err, Bus: &bus})
 	return &Outcome{System: s.system().Name(), Scenario: s.Name, Seed: seed, Checksum: res.Checksum, Steps: res.Steps, Result: r, Run: res,
-		World: w, Plan: inj.Plan(), Fired: inj.Fired(), Branches: branches(w), Wall: wall, Check: r.Figures.CheckDuration}
+		World: w, Plan: inj.Plan(), Fired: inj.Fired(), Branches: branches(w, res.DLQ), Wall: wall, Check: r.Figures.CheckDuration}
 }
 
 // Violated reports whether the seed broke a property.
@@ -219,11 +249,15 @@ func ReplayLine(system, scenario string, seed uint64) string {
 }
 
 // branches counts how often the system reached each risky branch its spec
-// names, from its metrics summed over every replica incarnation.
-func branches(w *sim.World) map[string]int {
+// names, from its metrics summed over every replica incarnation, and each
+// DLQ reason code the run filed (dlq_<code>), from the store.
+func branches(w *sim.World, dlq map[string]sut.DLQEntry) map[string]int {
 	spec := w.Spec()
 	names := spec.Metrics.Branches
 	out := map[string]int{}
+	for _, e := range dlq {
+		out["dlq_"+e.ReasonCode]++
+	}
 	for _, g := range append(w.Metrics(), w.GatewayMetrics()) {
 		families, err := g.Gather()
 		if err != nil {

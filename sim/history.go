@@ -11,6 +11,9 @@ type (
 	PublishOutcome = history.PublishOutcome
 	PublishRecord  = history.PublishRecord
 	Execution      = history.Execution
+	WorkerReport   = history.WorkerReport
+	LockEvent      = history.LockEvent
+	RoutingChange  = history.RoutingChange
 	FaultRecord    = history.FaultRecord
 	OpKind         = history.OpKind
 	ClientOp       = history.ClientOp

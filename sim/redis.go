@@ -33,6 +33,8 @@ type store struct {
 	clients []*redis.Client
 	states  map[string]observed
 	scripts map[string]string // sha -> name, for the trace
+	// lockKeys maps a job to its lock's key, once a command named it.
+	lockKeys map[string]string
 }
 
 func newStore(w *World, seed uint64) *store {
@@ -44,7 +46,8 @@ func newStore(w *World, seed uint64) *store {
 	// miniredis, third_party/): read-only globals keep scripts apart.
 	mr.ReuseLua(true)
 	w.k.onAdvance = append(w.k.onAdvance, mr.SetTime)
-	return &store{w: w, mr: mr, states: map[string]observed{}, scripts: map[string]string{}}
+	return &store{w: w, mr: mr, states: map[string]observed{}, scripts: map[string]string{},
+		lockKeys: map[string]string{}}
 }
 
 // observed is the last committed state and version seen for a job.
@@ -172,11 +175,12 @@ func (h *storeHook) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.Pr
 	return func(ctx context.Context, cmds []redis.Cmder) error {
 		k := h.s.w.k
 		a := k.mustCurrent(ctx, "redis pipeline")
+		sent := k.now
 		a.Yield()
 		err := next(ctx, cmds)
 		k.tracef(a.name, "redis pipeline n=%d err=%v", len(cmds), err)
 		for _, c := range cmds {
-			h.observe(a, c)
+			h.observe(a, c, sent)
 		}
 		return err
 	}
@@ -229,6 +233,7 @@ func (h *storeHook) process(next redis.ProcessHook) redis.ProcessHook {
 			cmd.SetErr(errActorDead)
 			return errActorDead
 		}
+		sent := k.now
 		a.Yield()
 
 		args := cmd.Args()
@@ -271,7 +276,7 @@ func (h *storeHook) process(next redis.ProcessHook) redis.ProcessHook {
 		line = appendTarget(line, name, args)
 		line = append(line, " -> "...)
 		k.traceEnd(appendReply(line, err))
-		h.observe(a, cmd)
+		h.observe(a, cmd, sent)
 		if fired {
 			switch f.Effect {
 			case EffectReplyLostAfterApply:
@@ -290,12 +295,17 @@ func (h *storeHook) process(next redis.ProcessHook) redis.ProcessHook {
 // observe records every transition the command committed (a new version, even
 // to the same state), read straight from
 // miniredis (no client, no yield).
-func (h *storeHook) observe(a *Actor, cmd redis.Cmder) {
+func (h *storeHook) observe(a *Actor, cmd redis.Cmder, sent time.Duration) {
 	name := strings.ToLower(cmd.Name())
 	if readOnly[name] || cmd.Err() != nil && !errors.Is(cmd.Err(), redis.Nil) {
 		return
 	}
 	w := h.s.w
+	fact := w.obs.Command(name, cmd.Args())
+	if fact.LockKey != "" {
+		h.observeLock(a, fact)
+		return
+	}
 	for _, key := range w.obs.Touched(h.s, name, cmd.Args()) {
 		id, _ := w.obs.JobKey(key)
 		job := w.obs.Job(h.s, key)
@@ -306,10 +316,33 @@ func (h *storeHook) observe(a *Actor, cmd redis.Cmder) {
 		}
 		h.s.states[id] = observed{state: st, version: v}
 		w.hist.States = append(w.hist.States, StateChange{Step: w.k.step, Time: w.k.now, Actor: a.name,
-			JobID: id, From: prev.state, To: st, Version: v})
+			JobID: id, From: prev.state, To: st, Version: v, Sent: sent, Token: fact.Token, Holder: h.lockHolder(id)})
 		w.k.tracef(a.name, "state %s %s -> %s v%d", id, history.StateOrNone(prev.state), st, v)
 		w.onState(id, st)
 	}
+}
+
+// observeLock records who holds a job's lock after a command on it.
+func (h *storeHook) observeLock(a *Actor, fact sut.CommandFact) {
+	w := h.s.w
+	holder, _ := h.s.Get(fact.LockKey)
+	ev := LockEvent{Step: w.k.step, Time: w.k.now, Actor: a.name, JobID: fact.JobID, Token: fact.Token,
+		Held: holder == fact.Token}
+	if ev.Held {
+		ev.Until = w.k.now + h.s.TTL(fact.LockKey)
+	}
+	w.hist.Locks = append(w.hist.Locks, ev)
+	h.s.lockKeys[fact.JobID] = fact.LockKey
+}
+
+// lockHolder is the token holding a job's lock now, "" when none does.
+func (h *storeHook) lockHolder(job string) string {
+	key, ok := h.s.lockKeys[job]
+	if !ok {
+		return ""
+	}
+	tok, _ := h.s.Get(key)
+	return tok
 }
 
 // firstKey returns the first key a command names.

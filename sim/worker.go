@@ -160,6 +160,11 @@ func (wk *worker) run(ctx context.Context, pkt sut.Dispatch) {
 	for _, st := range results {
 		subject, msg := w.proto.Result(pkt, wk.spec.ID, st)
 		// A result the broker refused is retried, as a worker's client would.
+		// Recorded as it is sent: the engine may apply it before the
+		// publish returns to the worker.
+		w.hist.Reports = append(w.hist.Reports, WorkerReport{Step: k.step, Time: k.now, Worker: wk.spec.ID,
+			JobID: pkt.JobID, Gen: pkt.Gen, DispatchID: pkt.ID, Outcome: string(st),
+			ResultPtr: w.obs.Message(subject, msg.Data).ResultPtr})
 		for try := 0; try < 5; try++ {
 			if err := pub.Publish(ctx, subject, msg); err == nil {
 				break

@@ -62,6 +62,9 @@ type Workload struct {
 	RunLimit int
 	// RunDuration is how long an admitted run lasts before it completes (30s).
 	RunDuration time.Duration
+	// Requires maps a topic to the capabilities its jobs require (default:
+	// "gpu" jobs require "gpu").
+	Requires map[string][]string
 	// Scripted plans nothing: a driver submits, reads, cancels and starts runs
 	// through the World's methods between calls to Advance.
 	Scripted bool
@@ -189,7 +192,13 @@ func NewWorld(cfg Config) *World {
 	}
 	w.gateway = gw
 	w.admit, _ = gw.(sut.Admission)
+	w.hist.Routing = []RoutingChange{{Routing: cfg.Options.Routing.Clone()}}
 	for i := range cfg.Replicas {
+		var skew time.Duration
+		if i < len(cfg.ReplicaSkew) {
+			skew = cfg.ReplicaSkew[i]
+		}
+		w.hist.ReplicaSkew = append(w.hist.ReplicaSkew, skew)
 		w.replicas = append(w.replicas, &replica{name: fmt.Sprintf("replica-%d", i+1), index: i})
 	}
 	for _, spec := range cfg.WorkerSpecs {
@@ -338,6 +347,7 @@ func (w *World) PauseReplica(i int, d time.Duration) {
 // SetRouting replaces every live replica's routing now (a config rollout).
 func (w *World) SetRouting(r sut.Routing) {
 	w.cfg.Options.Routing = r
+	w.hist.Routing = append(w.hist.Routing, RoutingChange{Step: w.k.step, Time: w.k.now, Routing: r.Clone()})
 	for _, rep := range w.replicas {
 		if rep.sys != nil {
 			rep.sys.SetRouting(r)
@@ -382,8 +392,8 @@ func (w *World) scheduleWorkload() {
 		id := fmt.Sprintf("j-%d", i+1)
 		at := time.Duration(rng.Int64N(int64(wl.SubmitWindow)))
 		topic := wl.Topics[rng.IntN(len(wl.Topics))]
-		req := sut.Job{ID: id, Topic: topic}
-		if topic == "gpu" {
+		req := sut.Job{ID: id, Topic: topic, Requires: wl.Requires[topic]}
+		if wl.Requires == nil && topic == "gpu" {
 			req.Requires = []string{"gpu"}
 		}
 		w.clientsPending++
@@ -417,7 +427,7 @@ func (w *World) submit(ctx context.Context, client int, req sut.Job) {
 	k := w.k
 	a := ActorOf(ctx)
 	op := ClientOp{Client: client, Kind: OpSubmit, Key: req.ID, Input: req.Topic, Call: k.now, CallStep: k.step}
-	job := SubmittedJob{JobID: req.ID, Topic: req.Topic, At: k.now}
+	job := SubmittedJob{JobID: req.ID, Topic: req.Topic, At: k.now, Requires: req.Requires}
 	var err error
 	for try := 0; try < 5; try++ {
 		if err = w.gateway.Submit(ctx, req); err == nil {

@@ -21,15 +21,18 @@ func (h HashJob) Read(v View, key string) JobFact {
 		DispatchID: v.Field(key, h.DispatchID), ResultPtr: v.Field(key, h.ResultPtr), Cause: v.Field(key, h.Cause)}
 }
 
-// JobMessage reads a JSON message that names its job as "job_id" and its
-// dispatch generation as "dispatch_gen"; ok is false for anything else.
-func JobMessage(data []byte) (jobID string, gen int, ok bool) {
+// JobMessage reads a JSON message that names its job as "job_id", its
+// dispatch generation as "dispatch_gen" and, for a result, where the result
+// is as "result_ptr"; ok is false for anything else. The caller says whether
+// the message is a dispatch or a heartbeat.
+func JobMessage(data []byte) (fact MessageFact, ok bool) {
 	var m struct {
 		JobID       string `json:"job_id"`
 		DispatchGen int    `json:"dispatch_gen"`
+		ResultPtr   string `json:"result_ptr"`
 	}
 	if json.Unmarshal(data, &m) != nil {
-		return "", 0, false
+		return MessageFact{}, false
 	}
-	return m.JobID, m.DispatchGen, true
+	return MessageFact{JobID: m.JobID, Gen: m.DispatchGen, ResultPtr: m.ResultPtr}, true
 }

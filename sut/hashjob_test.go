@@ -30,10 +30,11 @@ func TestHashJobReadsTheNamedFields(t *testing.T) {
 }
 
 func TestJobMessage(t *testing.T) {
-	if job, gen, ok := JobMessage([]byte(`{"job_id":"j-1","dispatch_gen":3}`)); !ok || job != "j-1" || gen != 3 {
-		t.Fatalf("got %q %d %v", job, gen, ok)
+	got, ok := JobMessage([]byte(`{"job_id":"j-1","dispatch_gen":3,"result_ptr":"mem://r"}`))
+	if want := (MessageFact{JobID: "j-1", Gen: 3, ResultPtr: "mem://r"}); !ok || got != want {
+		t.Fatalf("got %+v %v, want %+v", got, ok, want)
 	}
-	if _, _, ok := JobMessage([]byte(`not json`)); ok {
+	if _, ok := JobMessage([]byte(`not json`)); ok {
 		t.Fatal("garbage is no job message")
 	}
 }

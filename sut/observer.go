@@ -59,6 +59,8 @@ type MessageFact struct {
 	Gen       int
 	Dispatch  bool
 	Heartbeat bool
+	// ResultPtr is where a worker's result message says the result is.
+	ResultPtr string
 }
 
 // CommandFact is what a store command does to a job: a transition from From
@@ -69,6 +71,10 @@ type CommandFact struct {
 	Transition bool
 	// Token is the lock token the write carries, if any.
 	Token string
+	// LockKey is set for a command on job JobID's lock (take, renew,
+	// release) under Token: the simulator reads the key after it to learn
+	// who holds the lock, and until when in true time.
+	LockKey string
 	// Admission marks commands on run admission's state; Reserve those that
 	// bind an idempotency key to a new run.
 	Admission, Reserve bool

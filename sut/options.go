@@ -15,6 +15,10 @@ type Options struct {
 	RunningTimeout       time.Duration
 	ReconcileInterval    time.Duration
 	MaxSchedulingRetries int
+	// DedupWindow is how long after a dispatch's first publish the engine
+	// may re-publish it under the same message id; it must stay below the
+	// broker's window. LockTTL is the job lock's expiry.
+	DedupWindow, LockTTL time.Duration
 	// RunLimit is an org's max concurrent workflow runs.
 	RunLimit int
 	Routing  Routing
@@ -25,6 +29,33 @@ type Routing struct {
 	Topics map[string][]string `json:",omitempty"`
 	// Pools maps a pool to the capabilities a job needs to be sent there.
 	Pools map[string][]string `json:",omitempty"`
+}
+
+// Eligible reports whether the topic maps to any pool, and which of its
+// pools offer every capability in requires (a pool that offers none takes
+// only jobs that require none).
+func (r Routing) Eligible(topic string, requires []string) (mapped bool, pools []string) {
+	for _, p := range r.Topics[topic] {
+		mapped = true
+		offered, ok := r.Pools[p]
+		if ok && offers(offered, requires) {
+			pools = append(pools, p)
+		}
+	}
+	return mapped, pools
+}
+
+func offers(offered, required []string) bool {
+	for _, need := range required {
+		found := false
+		for _, o := range offered {
+			found = found || strings.EqualFold(o, need)
+		}
+		if !found {
+			return false
+		}
+	}
+	return true
 }
 
 // Clone copies r so a change to the copy leaves r alone.
@@ -64,6 +95,6 @@ func (o Options) String() string {
 	}
 	sort.Strings(pools)
 	return fmt.Sprintf("dispatch_timeout=%s running_timeout=%s reconcile_interval=%s max_scheduling_retries=%s "+
-		"run_limit=%s topics=%s pools=%s", dur(o.DispatchTimeout), dur(o.RunningTimeout), dur(o.ReconcileInterval),
-		num(o.MaxSchedulingRetries), num(o.RunLimit), strings.Join(topics, " "), strings.Join(pools, " "))
+		"dedup_window=%s lock_ttl=%s run_limit=%s topics=%s pools=%s", dur(o.DispatchTimeout), dur(o.RunningTimeout), dur(o.ReconcileInterval),
+		num(o.MaxSchedulingRetries), dur(o.DedupWindow), dur(o.LockTTL), num(o.RunLimit), strings.Join(topics, " "), strings.Join(pools, " "))
 }

@@ -24,6 +24,21 @@ type Spec struct {
 	// DispatchTimeout and ReconcileInterval bound how long a job may stay
 	// Dispatched.
 	DispatchTimeout, ReconcileInterval time.Duration
+	// RunningTimeout bounds how long a job may stay Running; with
+	// DispatchTimeout it is the lower bound of a timeout in true time.
+	RunningTimeout time.Duration
+	// MaxSchedulingRetries is the attempt count at which a job fails with
+	// its retries exhausted, never before.
+	MaxSchedulingRetries int
+	// PickGrace is how long a permanent routing cause is retried before the
+	// job fails with it (0: the system has no such window); GraceReasons
+	// are the DLQ reason codes that end it.
+	PickGrace    time.Duration
+	GraceReasons []string
+	// ReasonTopicMissing and ReasonRequiresUnsatisfied are the DLQ reason
+	// codes for a topic with no pool and for a job no pool of its topic
+	// can take ("" when the system has no such code).
+	ReasonTopicMissing, ReasonRequiresUnsatisfied string
 	// RetryCapReason is the DLQ reason code of a job that hit the retry cap;
 	// it must never hide a recorded cause ("" when the system has none).
 	RetryCapReason string
@@ -31,6 +46,10 @@ type Spec struct {
 	RunAdmission bool
 	// JobLock is true when the system serialises work on a job by a lock.
 	JobLock bool
+	// WorkersDedupDurably is true when the system's worker-side consumer
+	// remembers what it ran across worker restarts (a store-backed idempotent
+	// consumer): one stored message run twice is then the worker's fault.
+	WorkersDedupDurably bool
 	// PublishFromRelay is true when dispatches are published after the state
 	// commit, by a relay, rather than by the handler that wrote the state.
 	PublishFromRelay bool

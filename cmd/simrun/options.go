@@ -39,10 +39,12 @@ func configOptions(sc scenarios.Scenario, cfg sim.Config, seed uint64) []reports
 		opt("system options", "%s", cfg.Options),
 		opt("replicas", "%d", cfg.Replicas),
 		opt("workers", "%s", strings.Join(workers, " ")),
-		opt("broker dedup", "%t", cfg.Bus.Dedup),
+		opt("broker", "dedup=%t window=%s ack_wait=%s max_deliver=%d", cfg.Bus.Dedup, cfg.Bus.DedupWindow, cfg.Bus.AckWait,
+			cfg.Bus.MaxDeliver),
+		opt("job duration", "%s-%s", cfg.Workers.JobDurationMin, cfg.Workers.JobDurationMax),
 		opt("worker dedup", "%t", !cfg.Workers.NoDedup),
-		opt("workload", "jobs=%d status_reads=%d cancel_rate=%.2f topics=%s", wl.Jobs, wl.StatusReads, wl.CancelRate,
-			strings.Join(wl.Topics, ",")),
+		opt("workload", "jobs=%d status_reads=%d cancel_rate=%.2f topics=%s requires=%v", wl.Jobs, wl.StatusReads, wl.CancelRate,
+			strings.Join(wl.Topics, ","), wl.Requires),
 		opt("phases", "fault=%s heal_bound=%s drain=%s", cfg.FaultPhase, cfg.HealBound, cfg.Drain),
 	}
 	if wl.Runs > 0 {

@@ -191,7 +191,7 @@ func (sel selection) specs(sys sut.System) []reports.CaseSpec {
 	out := make([]reports.CaseSpec, len(sel.Cases))
 	for i, c := range sel.Cases {
 		spec := reports.CaseSpec{Scenario: c.Scenario.Name, Finding: c.Finding, Seeds: c.Seeds,
-			ExpectViolation: c.Scenario.ExpectViolation}
+			ExpectViolation: c.Scenario.ExpectViolation, Sometimes: c.Sometimes}
 		for _, k := range c.Scenario.On(sys).DeclaredFaults() {
 			if !sel.Custom[i] {
 				spec.Declared = append(spec.Declared, k.Name)

@@ -16,6 +16,7 @@ import (
 const (
 	dlqPrefix         = "dlq:entry:"
 	lockPrefix        = "cordum:" // job locks and per-org admission locks
+	jobLockPrefix     = "cordum:scheduler:job:"
 	idempotencyPrefix = "wf:run:idempotency:"
 	reservationsKey   = "wf:run:reservations"
 	runPrefix         = "wf:run:"
@@ -50,11 +51,32 @@ func (observer) Message(subject string, data []byte) sut.MessageFact {
 	if subject == engine.SubjectHeartbeat {
 		return sut.MessageFact{Heartbeat: true}
 	}
-	job, gen, ok := sut.JobMessage(data)
+	fact, ok := sut.JobMessage(data)
 	if !ok {
 		return sut.MessageFact{}
 	}
-	return sut.MessageFact{JobID: job, Gen: gen, Dispatch: strings.HasPrefix(subject, "worker.")}
+	fact.Dispatch = strings.HasPrefix(subject, "worker.")
+	return fact
+}
+
+// lockCommand recognises a command on a job's lock: SET key token PX ttl NX
+// (take), and the renew and release scripts, EVALSHA sha 1 key token [ms].
+func lockCommand(cmd string, a []any) (sut.CommandFact, bool) {
+	keyAt := 1
+	if cmd == "evalsha" || cmd == "eval" {
+		if len(a) < 5 || fmt.Sprint(a[2]) != "1" {
+			return sut.CommandFact{}, false
+		}
+		keyAt = 3
+	} else if cmd != "set" || len(a) < 3 {
+		return sut.CommandFact{}, false
+	}
+	key := fmt.Sprint(a[keyAt])
+	id, ok := strings.CutPrefix(key, jobLockPrefix)
+	if !ok || id == "" {
+		return sut.CommandFact{}, false
+	}
+	return sut.CommandFact{JobID: id, LockKey: key, Token: fmt.Sprint(a[keyAt+1])}, true
 }
 
 // Command recognises the engine's scripts from their arguments. The
@@ -63,6 +85,9 @@ func (observer) Message(subject string, data []byte) sut.MessageFact {
 // value, key, now; its stale takeover has a third key and ARGV old, new, key,
 // now.
 func (observer) Command(cmd string, a []any) sut.CommandFact {
+	if f, ok := lockCommand(cmd, a); ok {
+		return f
+	}
 	if cmd != "evalsha" && cmd != "eval" || len(a) < 4 {
 		if len(a) > 1 {
 			if key, ok := a[1].(string); ok && strings.HasPrefix(key, admissionPrefix) {

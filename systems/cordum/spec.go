@@ -14,12 +14,19 @@ func (System) Spec(o sut.Options) sut.Spec {
 		Scheduled:   string(engine.StateScheduled), Dispatched: string(engine.StateDispatched),
 		Retrying: string(engine.StateRetrying), Running: string(engine.StateRunning), Succeeded: string(engine.StateSucceeded),
 		Cancelled: string(engine.StateCancelled), Failed: string(engine.StateFailed),
-		TimedOut:          string(engine.StateTimeout),
-		DispatchTimeout:   engine.DefaultDispatchTimeout,
-		ReconcileInterval: engine.DefaultReconcileInterval,
-		RetryCapReason:    string(engine.ReasonMaxSchedulingRetries),
-		JobLock:           true,
-		RunAdmission:      true,
+		TimedOut:             string(engine.StateTimeout),
+		DispatchTimeout:      engine.DefaultDispatchTimeout,
+		ReconcileInterval:    engine.DefaultReconcileInterval,
+		RetryCapReason:       string(engine.ReasonMaxSchedulingRetries),
+		RunningTimeout:       engine.DefaultRunningTimeout,
+		MaxSchedulingRetries: engine.DefaultMaxSchedulingRetries,
+		PickGrace:            engine.DefaultNoPoolMappingGrace,
+		GraceReasons: []string{string(engine.ReasonNoPoolMappingTopic), string(engine.ReasonNoPoolMappingPreferred),
+			string(engine.ReasonNoPoolMappingRequires)},
+		ReasonTopicMissing:        string(engine.ReasonNoPoolMappingTopic),
+		ReasonRequiresUnsatisfied: string(engine.ReasonNoPoolMappingRequires),
+		JobLock:                   true,
+		RunAdmission:              true,
 		Metrics: sut.Metrics{Rollbacks: "scheduler_dispatch_rollback_total",
 			RollbackFailures: "scheduler_dispatch_rollback_failure_total",
 			FailClosedReads:  "scheduler_state_read_fail_closed_total",
@@ -33,6 +40,7 @@ func (System) Spec(o sut.Options) sut.Spec {
 				"scheduler_unknown_write_total":             "unknown_dispatched_write",
 				"scheduler_result_ignored_total":            "result_ignored",
 				"scheduler_reconciler_timeout_total":        "reconciler_timeout",
+				"scheduler_republish_withheld_total":        "republish_withheld",
 				"gateway_run_admission_total":               "run_429_cleanup",
 				"gateway_idempotency_cleanup_failure_total": "idempotency_cleanup_failure",
 			},
@@ -40,6 +48,12 @@ func (System) Spec(o sut.Options) sut.Spec {
 	}
 	if o.DispatchTimeout != 0 {
 		s.DispatchTimeout = o.DispatchTimeout
+	}
+	if o.RunningTimeout != 0 {
+		s.RunningTimeout = o.RunningTimeout
+	}
+	if o.MaxSchedulingRetries != 0 {
+		s.MaxSchedulingRetries = o.MaxSchedulingRetries
 	}
 	if o.ReconcileInterval != 0 {
 		s.ReconcileInterval = o.ReconcileInterval

@@ -38,6 +38,8 @@ func config(p sut.Ports, o sut.Options) engine.Config {
 		RunningTimeout:       o.RunningTimeout,
 		ReconcileInterval:    o.ReconcileInterval,
 		MaxSchedulingRetries: o.MaxSchedulingRetries,
+		DedupWindow:          o.DedupWindow,
+		LockTTL:              o.LockTTL,
 	}
 }
 

@@ -53,11 +53,12 @@ func (observer) Message(subject string, data []byte) sut.MessageFact {
 	if subject == dispatch.SubjectHeartbeat {
 		return sut.MessageFact{Heartbeat: true}
 	}
-	job, gen, ok := sut.JobMessage(data)
+	fact, ok := sut.JobMessage(data)
 	if !ok {
 		return sut.MessageFact{}
 	}
-	return sut.MessageFact{JobID: job, Gen: gen, Dispatch: isDispatchSubject(subject)}
+	fact.Dispatch = isDispatchSubject(subject)
+	return fact
 }
 
 // Command recognises the dispatcher's scripts by their key layout:

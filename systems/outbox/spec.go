@@ -18,11 +18,16 @@ func (System) Spec(o sut.Options) sut.Spec {
 		Retrying: st(dispatch.StateRetrying), Running: st(dispatch.StateRunning),
 		Succeeded: st(dispatch.StateSucceeded), Cancelled: st(dispatch.StateCancelled),
 		Failed: st(dispatch.StateFailed), TimedOut: st(dispatch.StateTimeout),
-		CompoundSteps:     map[string]string{st(dispatch.StateDispatched): st(dispatch.StateScheduled)},
-		DispatchTimeout:   dispatch.DefaultDispatchTimeout,
-		ReconcileInterval: dispatch.DefaultReconcileInterval,
-		RetryCapReason:    string(dispatch.ReasonMaxSchedulingRetries),
-		PublishFromRelay:  true,
+		CompoundSteps:        map[string]string{st(dispatch.StateDispatched): st(dispatch.StateScheduled)},
+		DispatchTimeout:      dispatch.DefaultDispatchTimeout,
+		ReconcileInterval:    dispatch.DefaultReconcileInterval,
+		RetryCapReason:       string(dispatch.ReasonMaxSchedulingRetries),
+		RunningTimeout:       dispatch.DefaultRunningTimeout,
+		MaxSchedulingRetries: dispatch.DefaultMaxSchedulingRetries,
+		ReasonTopicMissing:   string(dispatch.ReasonNoPoolMappingTopic),
+		PublishFromRelay:     true,
+		// dispatch.Consumer keeps the ids it ran in the store.
+		WorkersDedupDurably: true,
 		Metrics: sut.Metrics{Branches: map[string]string{
 			"outbox_relay_publish_failed_total":   "relay_publish_failed",
 			"outbox_relay_republished_total":      "relay_republished",
@@ -36,6 +41,12 @@ func (System) Spec(o sut.Options) sut.Spec {
 	}
 	if o.DispatchTimeout != 0 {
 		s.DispatchTimeout = o.DispatchTimeout
+	}
+	if o.RunningTimeout != 0 {
+		s.RunningTimeout = o.RunningTimeout
+	}
+	if o.MaxSchedulingRetries != 0 {
+		s.MaxSchedulingRetries = o.MaxSchedulingRetries
 	}
 	if o.ReconcileInterval != 0 {
 		s.ReconcileInterval = o.ReconcileInterval

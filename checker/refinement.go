@@ -1,0 +1,455 @@
+package checker
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/dispatchsim/dispatchsim/history"
+	"github.com/dispatchsim/dispatchsim/sut"
+)
+
+// CommitKind names a kind of step the environment accepted on a system's
+// behalf: the refinement check holds each one to the guards of its kind.
+type CommitKind string
+
+// The commits a history records.
+const (
+	// CommitState is a job state change the store accepted.
+	CommitState CommitKind = "state"
+	// CommitPublish is a dispatch the broker stored.
+	CommitPublish CommitKind = "publish"
+	// CommitDLQ is a dead-letter entry, written with the terminal state.
+	CommitDLQ CommitKind = "dlq"
+)
+
+// Commit is one accepted step, with what it committed.
+type Commit struct {
+	Kind    CommitKind
+	Step    uint64
+	Time    time.Duration
+	Job     string
+	State   history.StateChange   // CommitState, CommitDLQ: the terminal move
+	Publish history.PublishRecord // CommitPublish
+	DLQ     sut.DLQEntry          // CommitDLQ
+}
+
+// Guard is a condition a commit of its kind must satisfy over ground-truth
+// facts at its step. Enabled returns "" when the commit was justified, or the
+// facts that show it was not.
+type Guard struct {
+	Name string
+	On   CommitKind
+	// Says is the guard in words, for the violation.
+	Says string
+	// Applies reports whether the system promises this at all (a system with
+	// no job lock is not held to lock exclusivity).
+	Applies func(sut.Spec) bool
+	Enabled func(c *run, cm Commit) (facts string)
+}
+
+// Guards are the commit guards, in the order they are judged.
+var Guards = []Guard{
+	{Name: "record_matches_result", On: CommitState, Says: "a SUCCEEDED record carries the result the executing worker reported",
+		Applies: func(s sut.Spec) bool { return s.Succeeded != "" }, Enabled: recordMatchesResult},
+	{Name: "dlq_entry", On: CommitState, Says: "a FAILED or TIMEOUT job has a DLQ entry with that status and the state it left",
+		Applies: func(s sut.Spec) bool { return s.Failed != "" }, Enabled: dlqEntryMatches},
+	{Name: "dlq_true_cause", On: CommitDLQ, Says: "a routing reason code names the routing in force: topic-missing only when the topic has no pool, requires-unsatisfied only when it has one and none offers the job's requires",
+		Applies: func(s sut.Spec) bool { return s.ReasonTopicMissing != "" || s.ReasonRequiresUnsatisfied != "" },
+		Enabled: dlqTrueCause},
+	{Name: "timeout_not_early", On: CommitState, Says: "no TIMEOUT before the configured timeout elapsed in true time since the state was entered",
+		Applies: func(s sut.Spec) bool { return s.TimedOut != "" }, Enabled: timeoutNotEarly},
+	{Name: "grace_not_early", On: CommitDLQ, Says: "no grace-window failure before the grace window elapsed in true time since the job was first scheduled",
+		Applies: func(s sut.Spec) bool { return s.PickGrace > 0 }, Enabled: graceNotEarly},
+	{Name: "retry_cap_not_early", On: CommitDLQ, Says: "no retry-cap failure before the cap's attempts were made",
+		Applies: func(s sut.Spec) bool { return s.MaxSchedulingRetries > 0 }, Enabled: retryCapNotEarly},
+	{Name: "fenced_write", On: CommitState, Says: "a write fenced by a lock token lands only while that token holds the job's lock in true time",
+		Applies: func(s sut.Spec) bool { return s.JobLock }, Enabled: fencedWrite},
+	{Name: "lock_exclusive", On: CommitState, Says: "no handler acts on a job after its lock expired in true time while another handler took it and acted",
+		Applies: func(s sut.Spec) bool { return s.JobLock }, Enabled: lockExclusive},
+	{Name: "lock_exclusive", On: CommitPublish, Says: "no handler acts on a job after its lock expired in true time while another handler took it and acted",
+		Applies: func(s sut.Spec) bool { return s.JobLock }, Enabled: lockExclusive},
+	{Name: "terminal_job_executed_again", On: CommitPublish, Says: "a job that reached a terminal state is never dispatched and run again",
+		Applies: func(s sut.Spec) bool { return len(s.Terminal) > 0 }, Enabled: terminalNotRedispatched},
+}
+
+// checkRefinement: every commit in the history was enabled by its guards.
+func checkRefinement(c *run) {
+	for _, cm := range c.commits() {
+		for _, g := range Guards {
+			if g.On != cm.Kind || !g.Applies(c.in.System) {
+				continue
+			}
+			if facts := g.Enabled(c, cm); facts != "" {
+				c.violate(LayerInvariants, g.Name, cm.Job, cm.Step, cm.Time, "%s commit of job %s not enabled: %s; facts: %s",
+					cm.Kind, cm.Job, g.Says, facts)
+			}
+		}
+	}
+}
+
+// commits lists the history's commits in step order per kind: state changes,
+// stored dispatches, and the DLQ entry of each job that ended with one.
+func (c *run) commits() []Commit {
+	var out []Commit
+	for _, s := range c.in.History.States {
+		out = append(out, Commit{Kind: CommitState, Step: s.Step, Time: s.Time, Job: s.JobID, State: s})
+	}
+	for _, p := range c.in.History.Publishes {
+		if p.Dispatch && p.Stored() && p.JobID != "" {
+			out = append(out, Commit{Kind: CommitPublish, Step: p.Step, Time: p.Time, Job: p.JobID, Publish: p})
+		}
+	}
+	for _, id := range c.jobIDs {
+		entry, ok := c.in.DLQ[id]
+		if !ok {
+			continue
+		}
+		// The entry is written by the same script as the job's last move.
+		states := c.jobStates[id]
+		last := states[len(states)-1]
+		out = append(out, Commit{Kind: CommitDLQ, Step: last.Step, Time: last.Time, Job: id, State: last, DLQ: entry})
+	}
+	return out
+}
+
+// recordMatchesResult: the final record of a job that ended SUCCEEDED points
+// at a result a worker reported as succeeded for it.
+func recordMatchesResult(c *run, cm Commit) string {
+	sys := c.in.System
+	final, ok := c.in.Final[cm.Job]
+	if cm.State.To != sys.Succeeded || !ok || final.State != sys.Succeeded || !c.lastChange(cm) {
+		return ""
+	}
+	var reported []string
+	for _, r := range c.in.History.Reports {
+		if r.JobID != cm.Job || r.Step > cm.Step {
+			continue
+		}
+		if r.Outcome == string(sut.Succeeded) && r.ResultPtr == final.ResultPtr {
+			return ""
+		}
+		reported = append(reported, fmt.Sprintf("%s gen=%d %s %q", r.Worker, r.Gen, r.Outcome, r.ResultPtr))
+	}
+	if len(reported) == 0 {
+		reported = []string{"none"}
+	}
+	return fmt.Sprintf("record result_ptr=%q; worker reports before the commit: %s", final.ResultPtr, strings.Join(reported, ", "))
+}
+
+// dlqEntryMatches: a job that ended FAILED or TIMEOUT has a DLQ entry with
+// that status and the state the job left.
+func dlqEntryMatches(c *run, cm Commit) string {
+	sys := c.in.System
+	final, ok := c.in.Final[cm.Job]
+	st := cm.State.To
+	if st != sys.Failed && st != sys.TimedOut || !ok || final.State != st || !c.lastChange(cm) {
+		return ""
+	}
+	entry, ok := c.in.DLQ[cm.Job]
+	switch {
+	case !ok:
+		return fmt.Sprintf("ended %s; no DLQ entry", st)
+	case entry.Status != st:
+		return fmt.Sprintf("ended %s; DLQ entry status %s", st, entry.Status)
+	case entry.LastState != cm.State.From:
+		return fmt.Sprintf("left %s; DLQ entry last_state %s", history.StateOrNone(cm.State.From), entry.LastState)
+	}
+	return ""
+}
+
+// dlqTrueCause: routing reason codes name the true cause, from the routing
+// in force when the job was last scheduled or when it failed (a rollout
+// between the two may justify either).
+func dlqTrueCause(c *run, cm Commit) string {
+	sys := c.in.System
+	code := cm.DLQ.ReasonCode
+	if code == "" || code != sys.ReasonTopicMissing && code != sys.ReasonRequiresUnsatisfied {
+		return ""
+	}
+	job, ok := c.submitted(cm.Job)
+	if !ok {
+		return ""
+	}
+	var seen []string
+	for _, t := range []time.Duration{c.lastEntered(cm.Job, sys.Scheduled, cm.Step), cm.Time} {
+		mapped, pools := c.in.History.RoutingAt(t).Eligible(job.Topic, job.Requires)
+		cause := "pools " + strings.Join(pools, ",") + " eligible"
+		switch {
+		case !mapped:
+			cause = sys.ReasonTopicMissing
+		case len(pools) == 0:
+			cause = sys.ReasonRequiresUnsatisfied
+		}
+		if cause == code {
+			return ""
+		}
+		seen = append(seen, fmt.Sprintf("at %s: %s", t, cause))
+	}
+	return fmt.Sprintf("reason %s for topic %q requires %v; true cause %s", code, job.Topic, job.Requires, strings.Join(seen, ", "))
+}
+
+// timeoutNotEarly: a move into TIMEOUT came at least the configured timeout
+// after the state it left was entered, in true time. Tolerance: the spread
+// of the replicas' clocks (the engine measures on them, and a writer and a
+// reader may be the two farthest apart), the time the entering write spent
+// between its writer reading the clock and the store applying it (a delayed
+// or paused write stamps an earlier time than it lands), and 1 ms of
+// timestamp truncation.
+func timeoutNotEarly(c *run, cm Commit) string {
+	sys := c.in.System
+	if cm.State.To != sys.TimedOut {
+		return ""
+	}
+	var timeout time.Duration
+	switch cm.State.From {
+	case sys.Dispatched:
+		timeout = c.spec.DispatchTimeout
+	case sys.Running:
+		timeout = sys.RunningTimeout
+	}
+	entered, ok := c.enteringChange(cm.Job, cm.State.From, cm.Step)
+	if timeout == 0 || !ok {
+		return ""
+	}
+	tolerance := c.in.History.SkewSpread() + (entered.Time - entered.Sent) + time.Millisecond
+	if elapsed := cm.Time - entered.Time; elapsed+tolerance < timeout {
+		return fmt.Sprintf("entered %s at %s (step %d), timed out at %s: %s in true time, timeout %s, tolerance %s",
+			cm.State.From, entered.Time, entered.Step, cm.Time, elapsed, timeout, tolerance)
+	}
+	return ""
+}
+
+// graceNotEarly: a failure with a grace-window reason came at least the
+// grace window after the job first entered the scheduled state (its first
+// failed pick came no sooner, so this is a bound the engine must meet).
+// Tolerance as for timeouts: the replicas' clock spread and 1 ms.
+func graceNotEarly(c *run, cm Commit) string {
+	sys := c.in.System
+	if !contains(sys.GraceReasons, cm.DLQ.ReasonCode) || cm.DLQ.RetriesExhausted {
+		return ""
+	}
+	first, ok := c.firstEntered(cm.Job, sys.Scheduled)
+	if !ok {
+		return ""
+	}
+	tolerance := c.in.History.SkewSpread() + time.Millisecond
+	if elapsed := cm.Time - first.Time; elapsed+tolerance < sys.PickGrace {
+		return fmt.Sprintf("reason %s; first scheduled at %s, failed at %s: %s in true time, grace %s, tolerance %s",
+			cm.DLQ.ReasonCode, first.Time, cm.Time, elapsed, sys.PickGrace, tolerance)
+	}
+	return ""
+}
+
+// retryCapNotEarly: a job failed with its retries exhausted entered the
+// scheduled state at least the cap's number of times. No tolerance: attempts
+// are counted, not timed.
+func retryCapNotEarly(c *run, cm Commit) string {
+	sys := c.in.System
+	if !cm.DLQ.RetriesExhausted && cm.DLQ.ReasonCode != sys.RetryCapReason {
+		return ""
+	}
+	if n := c.countTo(cm.Job, sys.Scheduled); n < sys.MaxSchedulingRetries {
+		return fmt.Sprintf("reason %s after %d attempts; cap %d", cm.DLQ.ReasonCode, n, sys.MaxSchedulingRetries)
+	}
+	return ""
+}
+
+// terminalNotRedispatched: the broker stored no dispatch of a job already
+// terminal; when it did, the finding counts how often the job then ran again
+// from dispatches stored after it ended (a stored copy redelivered to a
+// forgetful worker is the worker layer's, counted by exactly-once).
+func terminalNotRedispatched(c *run, cm Commit) string {
+	term, ok := c.terminalChange(cm.Job)
+	if !ok || cm.Step < term.Step || c.firstLatePublish(cm.Job, term.Step) != cm.Step {
+		return ""
+	}
+	var stored, ran int
+	for _, p := range c.in.History.Publishes {
+		if p.JobID == cm.Job && p.Dispatch && p.Stored() && p.Step > term.Step {
+			stored++
+		}
+	}
+	before := map[string]bool{}
+	for _, e := range c.in.History.Executions {
+		if e.JobID != cm.Job {
+			continue
+		}
+		if e.Step > term.Step && !before[e.DispatchID] {
+			ran++
+		}
+		before[e.DispatchID] = true
+	}
+	return fmt.Sprintf("terminal %s at step %d; then dispatched %d more times and executed %d more times",
+		term.To, term.Step, stored, ran)
+}
+
+// fencedWrite: the store applied a fenced write only while its token held
+// the job's lock. No tolerance: the store's own clock expires the key.
+func fencedWrite(c *run, cm Commit) string {
+	if cm.State.Token == "" || cm.State.Holder == cm.State.Token {
+		return ""
+	}
+	holder := "no one (expired or released)"
+	if cm.State.Holder != "" {
+		holder = "token " + short(cm.State.Holder)
+	}
+	return fmt.Sprintf("%s wrote %s -> %s fenced by token %s; the lock was held by %s", cm.State.Actor,
+		history.StateOrNone(cm.State.From), cm.State.To, short(cm.State.Token), holder)
+}
+
+// lockExclusive: a handler that took a job's lock and acts after the lock
+// expired in true time (paused, slow, its renewals failing) must not overlap
+// another handler that took the lock since and acted on the job.
+func lockExclusive(c *run, cm Commit) string {
+	actor := cm.State.Actor
+	if cm.Kind == CommitPublish {
+		actor = cm.Publish.Actor
+	}
+	var mine *history.LockEvent
+	for i, l := range c.in.History.Locks {
+		if l.Step >= cm.Step {
+			break
+		}
+		if l.JobID == cm.Job && l.Actor == actor {
+			mine = &c.in.History.Locks[i]
+		}
+	}
+	if mine == nil || !mine.Held {
+		return "" // it holds no lock it knows of: the guard is the store's fence
+	}
+	until := c.leaseUntil(mine.Token, cm.Step)
+	if cm.Time <= until {
+		return ""
+	}
+	for _, l := range c.in.History.Locks {
+		if l.Step >= cm.Step {
+			break
+		}
+		if l.JobID != cm.Job || !l.Held || l.Token == mine.Token || l.Time < until {
+			continue
+		}
+		if step, ok := c.actedUnder(l, cm.Step); ok {
+			return fmt.Sprintf("%s took the lock at %s (token %s), held until %s, acted at %s; %s took it at %s (token %s) and acted at step %d",
+				actor, mine.Time, short(mine.Token), until, cm.Time, l.Actor, l.Time, short(l.Token), step)
+		}
+	}
+	return ""
+}
+
+// leaseUntil is when token's lock expires in true time, as its last take or
+// renewal before step left it.
+func (c *run) leaseUntil(token string, step uint64) time.Duration {
+	var until time.Duration
+	for _, l := range c.in.History.Locks {
+		if l.Step >= step {
+			break
+		}
+		if l.Token == token {
+			until = l.Until // a release leaves 0: held no longer
+			if !l.Held {
+				until = l.Time
+			}
+		}
+	}
+	return until
+}
+
+// actedUnder reports the first commit on the lock's job by its taker from the
+// take to before step.
+func (c *run) actedUnder(l history.LockEvent, before uint64) (uint64, bool) {
+	for _, s := range c.jobStates[l.JobID] {
+		if s.Step > l.Step && s.Step < before && s.Actor == l.Actor {
+			return s.Step, true
+		}
+	}
+	for _, p := range c.in.History.Publishes {
+		if p.JobID == l.JobID && p.Stored() && p.Step > l.Step && p.Step < before && p.Actor == l.Actor {
+			return p.Step, true
+		}
+	}
+	return 0, false
+}
+
+func short(token string) string {
+	if len(token) > 8 {
+		return token[:8]
+	}
+	return token
+}
+
+// firstLatePublish is the step of the job's first stored dispatch after
+// step, so a job dispatched again is one finding, not one per copy.
+func (c *run) firstLatePublish(job string, step uint64) uint64 {
+	for _, p := range c.in.History.Publishes {
+		if p.JobID == job && p.Dispatch && p.Stored() && p.Step > step {
+			return p.Step
+		}
+	}
+	return 0
+}
+
+// terminalChange is the job's first move into a terminal state.
+func (c *run) terminalChange(job string) (history.StateChange, bool) {
+	for _, s := range c.jobStates[job] {
+		if c.in.System.IsTerminal(s.To) {
+			return s, true
+		}
+	}
+	return history.StateChange{}, false
+}
+
+// lastChange reports whether cm is the job's last state change.
+func (c *run) lastChange(cm Commit) bool {
+	states := c.jobStates[cm.Job]
+	return len(states) > 0 && states[len(states)-1].Step == cm.Step
+}
+
+// enteringChange is the last change before step that entered state.
+func (c *run) enteringChange(job, state string, step uint64) (history.StateChange, bool) {
+	var out history.StateChange
+	found := false
+	for _, s := range c.jobStates[job] {
+		if s.Step >= step {
+			break
+		}
+		if c.in.System.Entered(s.From, s.To, state) {
+			out, found = s, true
+		}
+	}
+	return out, found
+}
+
+// lastEntered is when the job last entered state before step (0 if never).
+func (c *run) lastEntered(job, state string, step uint64) time.Duration {
+	s, _ := c.enteringChange(job, state, step)
+	return s.Time
+}
+
+// firstEntered is the job's first change into state.
+func (c *run) firstEntered(job, state string) (history.StateChange, bool) {
+	for _, s := range c.jobStates[job] {
+		if c.in.System.Entered(s.From, s.To, state) {
+			return s, true
+		}
+	}
+	return history.StateChange{}, false
+}
+
+func (c *run) submitted(job string) (history.SubmittedJob, bool) {
+	for _, s := range c.in.History.Submitted {
+		if s.JobID == job {
+			return s, true
+		}
+	}
+	return history.SubmittedJob{}, false
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,226 @@
+package checker
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/dispatchsim/dispatchsim/engine"
+	"github.com/dispatchsim/dispatchsim/history"
+	"github.com/dispatchsim/dispatchsim/sut"
+)
+
+// only is the violations of one guard.
+func only(r *Result, name string) []Violation {
+	var out []Violation
+	for _, v := range r.Violations {
+		if v.Checker == name {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+func (s *story) checkSystem(sys sut.Spec) *Result {
+	s.h.End = s.at() + time.Second
+	return Check(Input{History: &s.h, Final: s.final, DLQ: s.dlq, System: sys})
+}
+
+// A SUCCEEDED record pointing at a result no worker reported.
+func TestRecordWithoutTheReportedResultIsCaught(t *testing.T) {
+	s := newStory().dispatch("j1")
+	require.Empty(t, s.check().Violations, "the legal shape")
+
+	s.setFinal("j1", func(f *sut.JobFact) { f.ResultPtr = "mem://j1/stale" })
+	v := only(s.check(), "record_matches_result")
+	require.Len(t, v, 1)
+	require.Contains(t, v[0].Message, `record result_ptr="mem://j1/stale"`)
+	require.Contains(t, v[0].Message, `w1 gen=0 succeeded "mem://j1"`)
+}
+
+// A worker's failure report does not justify a SUCCEEDED record.
+func TestRecordFromAFailureReportIsCaught(t *testing.T) {
+	s := newStory().dispatch("j1")
+	s.h.Reports[0].Outcome = string(sut.Failed)
+	require.Len(t, only(s.check(), "record_matches_result"), 1)
+}
+
+func TestDLQEntryOfTheWrongStatusIsCaught(t *testing.T) {
+	s := newStory().submit("j1").commit("j1", engine.StatePending).commit("j1", engine.StateScheduled).
+		commit("j1", engine.StateDispatched).wait(5*time.Minute).commit("j1", engine.StateTimeout)
+	s.dlq["j1"] = dlqEntry(engine.StateTimeout, engine.StateDispatched, engine.ReasonDispatchTimeout)
+	require.Empty(t, s.check().Violations, "the legal shape")
+
+	s.dlq["j1"] = dlqEntry(engine.StateFailed, engine.StateDispatched, engine.ReasonDispatchTimeout)
+	require.Len(t, only(s.check(), "dlq_entry"), 1)
+	delete(s.dlq, "j1")
+	require.Contains(t, only(s.check(), "dlq_entry")[0].Message, "no DLQ entry")
+}
+
+// routed builds a job on topic that fails after the grace window with code.
+func routed(routing sut.Routing, requires []string, code engine.ReasonCode) *story {
+	s := newStory().submit("j1")
+	s.h.Submitted[0].Requires = requires
+	s.h.Routing = []history.RoutingChange{{Routing: routing}}
+	s.commit("j1", engine.StatePending).commit("j1", engine.StateScheduled).wait(time.Minute).commit("j1", engine.StateFailed)
+	s.dlq["j1"] = dlqEntry(engine.StateFailed, engine.StateScheduled, code)
+	return s
+}
+
+var (
+	generalOnly = sut.Routing{Topics: map[string][]string{"default": {"general"}}, Pools: map[string][]string{"general": nil}}
+	noTopics    = sut.Routing{Topics: map[string][]string{}, Pools: map[string][]string{"general": nil}}
+)
+
+// A job whose topic is mapped but whose requires no pool offers is not a
+// missing topic, and a topic with no pool is not an unsatisfied requires.
+func TestDLQReasonAgainstTheTrueCause(t *testing.T) {
+	gpu := []string{"gpu"}
+	require.Empty(t, routed(generalOnly, gpu, engine.ReasonNoPoolMappingRequires).check().Violations)
+	require.Empty(t, routed(noTopics, nil, engine.ReasonNoPoolMappingTopic).check().Violations)
+
+	v := only(routed(generalOnly, gpu, engine.ReasonNoPoolMappingTopic).check(), "dlq_true_cause")
+	require.Len(t, v, 1)
+	require.Contains(t, v[0].Message, "true cause at 3s: no_pool_mapping_requires")
+	require.Len(t, only(routed(noTopics, gpu, engine.ReasonNoPoolMappingRequires).check(), "dlq_true_cause"), 1)
+	require.Len(t, only(routed(generalOnly, nil, engine.ReasonNoPoolMappingTopic).check(), "dlq_true_cause"), 1,
+		"a pool was eligible: neither routing code is true")
+
+	// A rollout between the pick and the failure justifies either routing.
+	s := routed(noTopics, nil, engine.ReasonNoPoolMappingTopic)
+	s.h.Routing = append(s.h.Routing, history.RoutingChange{Time: 30 * time.Second, Routing: generalOnly})
+	require.Empty(t, s.check().Violations)
+}
+
+func timedOut(after time.Duration) *story {
+	s := newStory().submit("j1").commit("j1", engine.StatePending).commit("j1", engine.StateScheduled).
+		commit("j1", engine.StateDispatched).wait(after).commit("j1", engine.StateTimeout)
+	s.dlq["j1"] = dlqEntry(engine.StateTimeout, engine.StateDispatched, engine.ReasonDispatchTimeout)
+	return s
+}
+
+// A dispatch timeout 100s into a 300s timeout fired early in true time; the
+// replicas' clock spread and a delayed entering write are the tolerance.
+func TestTimeoutBeforeItsTimeIsCaught(t *testing.T) {
+	require.Empty(t, timedOut(5*time.Minute).check().Violations)
+
+	v := only(timedOut(100*time.Second).check(), "timeout_not_early")
+	require.Len(t, v, 1)
+	require.Contains(t, v[0].Message, "timeout 5m0s, tolerance 1ms")
+
+	skewed := timedOut(100 * time.Second)
+	skewed.h.ReplicaSkew = []time.Duration{-2 * time.Minute, 0, 90 * time.Second}
+	require.Empty(t, skewed.check().Violations, "a 3m30s clock spread covers it")
+
+	delayed := timedOut(100 * time.Second)
+	delayed.h.States[2].Sent = delayed.h.States[2].Time - 4*time.Minute
+	require.Empty(t, delayed.check().Violations, "the writer read its clock 4m before the write landed")
+}
+
+func TestGraceWindowFailureBeforeTheWindowIsCaught(t *testing.T) {
+	s := newStory().submit("j1")
+	s.h.Routing = []history.RoutingChange{{Routing: noTopics}}
+	s.commit("j1", engine.StatePending).commit("j1", engine.StateScheduled).wait(10*time.Second).commit("j1", engine.StateFailed)
+	s.dlq["j1"] = dlqEntry(engine.StateFailed, engine.StateScheduled, engine.ReasonNoPoolMappingTopic)
+	v := only(s.check(), "grace_not_early")
+	require.Len(t, v, 1)
+	require.Contains(t, v[0].Message, "grace 30s")
+
+	require.Empty(t, routed(noTopics, nil, engine.ReasonNoPoolMappingTopic).check().Violations, "a minute is past the window")
+}
+
+func capped(attempts int) *story {
+	s := newStory().submit("j1").commit("j1", engine.StatePending)
+	for range attempts {
+		s.commit("j1", engine.StateScheduled).commit("j1", engine.StateRetrying)
+	}
+	s.commit("j1", engine.StateFailed)
+	s.dlq["j1"] = sut.DLQEntry{Status: string(engine.StateFailed), LastState: string(engine.StateRetrying),
+		ReasonCode: string(engine.ReasonNoWorkers), RetriesExhausted: true}
+	return s
+}
+
+func TestRetryCapFailureBeforeTheCapIsCaught(t *testing.T) {
+	sys := cordumSpec
+	sys.MaxSchedulingRetries = 3
+	require.Empty(t, capped(3).checkSystem(sys).Violations)
+	v := only(capped(2).checkSystem(sys), "retry_cap_not_early")
+	require.Len(t, v, 1)
+	require.Contains(t, v[0].Message, "after 2 attempts; cap 3")
+}
+
+// Seed 004's story: a job that succeeded is dispatched again under new
+// message ids and runs again; the finding counts both.
+func TestTerminalJobExecutedAgainIsCaught(t *testing.T) {
+	s := newStory().dispatch("j1").publishAs("j1", 0, "again-1", history.PublishStored).execute("j1", 0, "d-2").
+		publishAs("j1", 0, "again-2", history.PublishStored).execute("j1", 0, "d-j1")
+	v := only(s.check(), "terminal_job_executed_again")
+	require.Len(t, v, 1, "one finding per job, not per copy")
+	require.Contains(t, v[0].Message, "dispatched 2 more times and executed 1 more times",
+		"d-j1 ran before the job ended: its repeat is the worker's, counted by exactly-once")
+
+	require.Empty(t, only(newStory().dispatch("j1").check(), "terminal_job_executed_again"))
+}
+
+// take records actor taking job's lock under token for ttl.
+func (s *story) take(actor, job, token string, ttl time.Duration) *story {
+	s.tick()
+	s.h.Locks = append(s.h.Locks, history.LockEvent{Step: s.step, Time: s.at(), Actor: actor, JobID: job, Token: token,
+		Held: true, Until: s.at() + ttl})
+	return s
+}
+
+// fenced makes the job's last state change a write by actor fenced with
+// token, applied while holder held the lock.
+func (s *story) fenced(actor, token, holder string) *story {
+	st := &s.h.States[len(s.h.States)-1]
+	st.Actor, st.Token, st.Holder = actor, token, holder
+	return s
+}
+
+func TestWriteAfterTheLockExpiredIsCaught(t *testing.T) {
+	legal := newStory().submit("j1").commit("j1", engine.StatePending).take("r1", "j1", "aaaa", time.Minute).
+		commit("j1", engine.StateScheduled).fenced("r1", "aaaa", "aaaa")
+	require.Empty(t, only(legal.check(), "fenced_write"))
+
+	late := newStory().submit("j1").commit("j1", engine.StatePending).take("r1", "j1", "aaaa", time.Minute).
+		wait(2*time.Minute).commit("j1", engine.StateScheduled).fenced("r1", "aaaa", "")
+	v := only(late.check(), "fenced_write")
+	require.Len(t, v, 1)
+	require.Contains(t, v[0].Message, "fenced by token aaaa; the lock was held by no one")
+
+	require.Empty(t, only(late.checkSystem(outboxLike()), "fenced_write"), "a system with no job lock promises no fence")
+}
+
+// outboxLike is the engine's spec without a job lock.
+func outboxLike() sut.Spec {
+	s := cordumSpec
+	s.JobLock = false
+	return s
+}
+
+// r1 takes the lock and pauses past its TTL; r2 takes it and writes; r1
+// wakes and publishes, believing it still holds the lock.
+func TestTwoHandlersInsideOneLockIsCaught(t *testing.T) {
+	overlap := func(pause time.Duration) *story {
+		s := newStory().submit("j1").commit("j1", engine.StatePending).take("r1", "j1", "aaaa", 10*time.Second).
+			commit("j1", engine.StateScheduled).fenced("r1", "aaaa", "aaaa").
+			commit("j1", engine.StateDispatched).fenced("r1", "aaaa", "aaaa")
+		s.wait(pause).take("r2", "j1", "bbbb", 10*time.Second).commit("j1", engine.StateScheduled).fenced("r2", "bbbb", "bbbb")
+		s.publish("j1", 0, history.PublishStored)
+		s.h.Publishes[len(s.h.Publishes)-1].Actor = "r1"
+		return s
+	}
+	v := only(overlap(20*time.Second).check(), "lock_exclusive")
+	require.Len(t, v, 1)
+	require.Contains(t, v[0].Message, "r2 took it at")
+
+	// r1 published inside its lease; r2 took the lock after.
+	s := newStory().submit("j1").commit("j1", engine.StatePending).take("r1", "j1", "aaaa", 10*time.Second).
+		commit("j1", engine.StateScheduled).fenced("r1", "aaaa", "aaaa").publish("j1", 0, history.PublishStored)
+	s.h.Publishes[0].Actor = "r1"
+	s.wait(20*time.Second).take("r2", "j1", "bbbb", 10*time.Second).commit("j1", engine.StateDispatched).fenced("r2", "bbbb", "bbbb")
+	require.Empty(t, only(s.check(), "lock_exclusive"))
+	require.Empty(t, only(overlap(20*time.Second).checkSystem(outboxLike()), "lock_exclusive"))
+}
