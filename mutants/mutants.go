@@ -215,7 +215,8 @@ var All = []Mutant{
 				To:   "\tctx = context.WithoutCancel(ctx)\n"},
 		},
 		Scenario: "lock-expiry",
-		Catches:  []string{"exactly_once_publish", "exactly_once_execution", "transition_graph", "no_resurrection", "attempts"},
+		Catches: []string{"fenced_write", "lock_exclusive", "exactly_once_publish", "exactly_once_execution",
+			"transition_graph", "no_resurrection", "attempts"},
 	},
 	{
 		Name:        "attempts-not-counted-on-rollback",
@@ -233,8 +234,8 @@ var All = []Mutant{
 		Description: "the reconciler writes TIMEOUT over whatever the job is when it writes, not the state and version it read",
 		Edits: []Edit{
 			{File: "engine/reconciler.go",
-				From: "\t\t_, err = e.store.Transition(ctx, Transition{JobID: job.ID, From: st, Version: job.Version,\n",
-				To:   "\t\tcur, _ := e.store.GetState(ctx, job.ID)\n\t\t_, err = e.store.Transition(ctx, Transition{JobID: job.ID, From: cur,\n"},
+				From: "\t_, err = e.store.Transition(ctx, Transition{JobID: job.ID, From: st, Version: job.Version,\n",
+				To:   "\tcur, _ := e.store.GetState(ctx, job.ID)\n\t_, err = e.store.Transition(ctx, Transition{JobID: job.ID, From: cur,\n"},
 			{File: "engine/store.go",
 				From: "if terminal[cur] then return {'terminal', cur} end\n",
 				To:   "local blind = ARGV[4] == 'TIMEOUT'\nif terminal[cur] and not blind then return {'terminal', cur} end\n"},

@@ -24,8 +24,9 @@ var knownSurvivors = map[string]string{
 		"is held: an ambiguous publish during a pause past the lock TTL, or a publish slower than the dispatch timeout",
 	"requeue-completed-task": "the store's transition table (seed 004's second fix) refuses what the call site no " +
 		"longer checks; only a check on the engine's ignored-result metric could tell",
-	"no-lock-fencing": "versioned compare-and-transition refuses the paused handler's stale writes; a lock-exclusivity " +
-		"checker (two handlers acting on one job in true time) would see it",
+	"reconciler-blind-overwrite": "the reconciler now holds the job's lock from its read to its fenced TIMEOUT write " +
+		"(regression reconciler-timeout-between-dispatch-and-publish), so the state cannot change in between unless the " +
+		"lock is lost: a pause of the reconciler past the lock TTL would show it",
 	"lock-release-without-token": "the successor's writes are fenced by its token; a lock-exclusivity checker would see it",
 }
 
