@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -40,19 +39,7 @@ func writeRun(t *testing.T, suite string, verdicts ...string) string {
 // simrunEnv runs simrun with extra environment variables.
 func simrunEnv(t *testing.T, env []string, args ...string) result {
 	t.Helper()
-	cmd := exec.Command(simrunBin, args...)
-	cmd.Dir = t.TempDir()
-	cmd.Env = append(os.Environ(), env...)
-	var stdout, stderr strings.Builder
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err := cmd.Run()
-	code := 0
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatalf("run simrun: %v", err)
-	}
-	return result{code: code, stdout: stdout.String(), stderr: stderr.String()}
+	return simrunWith(t, simrunBin, env, args...)
 }
 
 func TestReportDiffFailsOnlyOnNewlyFailingSeeds(t *testing.T) {

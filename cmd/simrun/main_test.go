@@ -47,8 +47,15 @@ type result struct {
 
 func simrun(t *testing.T, bin string, args ...string) result {
 	t.Helper()
+	return simrunWith(t, bin, nil, args...)
+}
+
+// simrunWith runs bin in a fresh directory with extra environment variables.
+func simrunWith(t *testing.T, bin string, env []string, args ...string) result {
+	t.Helper()
 	cmd := exec.Command(bin, args...)
 	cmd.Dir = t.TempDir()
+	cmd.Env = append(os.Environ(), env...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()
