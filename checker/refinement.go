@@ -266,7 +266,7 @@ func terminalNotRedispatched(c *run, cm Commit) string {
 	}
 	var stored, ran int
 	for _, p := range c.in.History.Publishes {
-		if p.JobID == cm.Job && p.Dispatch && p.Stored() && p.Step > term.Step {
+		if p.JobID == cm.Job && p.Dispatch && p.Stored() && p.Step > term.Step && !c.pausedStalePublish(p) {
 			stored++
 		}
 	}
@@ -279,6 +279,9 @@ func terminalNotRedispatched(c *run, cm Commit) string {
 			ran++
 		}
 		before[e.DispatchID] = true
+	}
+	if stored == 0 && ran == 0 {
+		return ""
 	}
 	return fmt.Sprintf("terminal %s at step %d; then dispatched %d more times and executed %d more times",
 		term.To, term.Step, stored, ran)
@@ -318,6 +321,9 @@ func lockExclusive(c *run, cm Commit) string {
 	if mine == nil || !mine.Held {
 		return "" // it holds no lock it knows of: the guard is the store's fence
 	}
+	if cm.Kind == CommitPublish && c.pausedStalePublish(cm.Publish) {
+		return ""
+	}
 	until := c.leaseUntil(mine.Token, cm.Step)
 	if cm.Time <= until {
 		return ""
@@ -335,6 +341,56 @@ func lockExclusive(c *run, cm Commit) string {
 		}
 	}
 	return ""
+}
+
+// pausedStalePublish is the one excuse for a dispatch stored after its
+// publisher's lock ran out: a pause fault froze the publisher's replica after
+// the publisher last took or renewed the lock and before that lease ended, and
+// no worker ran the copy. No store script can fence a broker; a paused process
+// publishes when it wakes, and the worker's fence must refuse the copy. A copy
+// that ran, or a late publish without such a pause, is never excused.
+func (c *run) pausedStalePublish(p history.PublishRecord) bool {
+	var mine *history.LockEvent
+	for i, l := range c.in.History.Locks {
+		if l.Step >= p.Step {
+			break
+		}
+		if l.JobID == p.JobID && l.Actor == p.Actor && l.Held {
+			mine = &c.in.History.Locks[i]
+		}
+	}
+	if mine == nil {
+		return false
+	}
+	until := c.leaseUntil(mine.Token, p.Step)
+	if p.Time <= until {
+		return false // not stale
+	}
+	paused := false
+	for _, f := range c.in.History.Faults {
+		if f.Effect == history.EffectPause && f.Step >= mine.Step && f.Step < p.Step && f.Time <= until &&
+			group(f.Actor) == group(p.Actor) {
+			paused = true
+			break
+		}
+	}
+	if !paused {
+		return false
+	}
+	for _, e := range c.in.History.Executions {
+		if e.JobID == p.JobID && e.Gen == p.Gen && e.Step > p.Step {
+			return false
+		}
+	}
+	return true
+}
+
+// group is an actor's process: "replica-1" of "replica-1/sys.job.submit#78.4".
+func group(actor string) string {
+	if i := strings.IndexByte(actor, '/'); i >= 0 {
+		return actor[:i]
+	}
+	return actor
 }
 
 // leaseUntil is when token's lock expires in true time, as its last take or

@@ -224,3 +224,33 @@ func TestTwoHandlersInsideOneLockIsCaught(t *testing.T) {
 	require.Empty(t, only(s.check(), "lock_exclusive"))
 	require.Empty(t, only(overlap(20*time.Second).checkSystem(outboxLike()), "lock_exclusive"))
 }
+
+// World-swarm seed 1004032: replica-1 is paused (a GC pause) after its lock
+// check and before its publish; the reconciler takes the lock and times the job
+// out; replica-1 wakes and publishes. No store can fence the broker, so the
+// late copy itself is excused only for that pause and only while no worker
+// runs it: the worker's fence must refuse it.
+func TestPausedPublishIsExcusedOnlyWhileTheWorkerRefusesIt(t *testing.T) {
+	stale := func(pause bool) *story {
+		s := newStory().submit("j1").commit("j1", engine.StatePending).
+			take("replica-1/h", "j1", "aaaa", 10*time.Second).
+			commit("j1", engine.StateScheduled).fenced("replica-1/h", "aaaa", "aaaa").
+			commit("j1", engine.StateDispatched).fenced("replica-1/h", "aaaa", "aaaa")
+		if pause {
+			s.tick()
+			s.h.Faults = append(s.h.Faults, history.FaultRecord{Step: s.step, Time: s.at(), Actor: "replica-1/other",
+				Kind: "ReplicaPauseBeyondLockTTL", Effect: history.EffectPause, Point: history.PointRedis})
+		}
+		s.wait(20*time.Second).take("replica-2/reconciler", "j1", "bbbb", 10*time.Second).
+			commit("j1", engine.StateTimeout).fenced("replica-2/reconciler", "bbbb", "bbbb")
+		s.publish("j1", 0, history.PublishStored)
+		s.h.Publishes[len(s.h.Publishes)-1].Actor = "replica-1/h"
+		return s
+	}
+	guards := []string{"lock_exclusive", "terminal_job_executed_again"}
+	for _, g := range guards {
+		require.Empty(t, only(stale(true).check(), g), "paused, and the worker refused the copy")
+		require.Len(t, only(stale(true).execute("j1", 0, "d-late").check(), g), 1, "paused, but the copy ran")
+		require.Len(t, only(stale(false).check(), g), 1, "late with no pause to explain it")
+	}
+}

@@ -23,6 +23,7 @@ type schedulerMetrics struct {
 	timeouts        *prometheus.CounterVec // scheduler_reconciler_timeout_total{from}
 	// republishWithheld: scheduler_republish_withheld_total{topic}
 	republishWithheld *prometheus.CounterVec
+	publishWithheld   *prometheus.CounterVec // scheduler_publish_withheld_total{cause}
 }
 
 func newSchedulerMetrics(reg prometheus.Registerer) (*schedulerMetrics, error) {
@@ -75,10 +76,15 @@ func newSchedulerMetrics(reg prometheus.Registerer) (*schedulerMetrics, error) {
 			Name: "scheduler_republish_withheld_total",
 			Help: "Dispatches not re-published after a failed publish because the broker's de-duplication window had passed; the job waits DISPATCHED.",
 		}, []string{"topic"}),
+		publishWithheld: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "scheduler_publish_withheld_total",
+			Help: "Dispatches written DISPATCHED but not published because the job lock was lost (or its state unknown) when the publish was due.",
+		}, []string{"cause"}),
 	}
 	for _, c := range []prometheus.Collector{
 		m.rollback, m.rollbackFailure, m.failClosed, m.retry, m.dlq, m.published,
 		m.redeliverySkip, m.lockFenced, m.unknownWrite, m.resultIgnored, m.timeouts, m.republishWithheld,
+		m.publishWithheld,
 	} {
 		if err := reg.Register(c); err != nil {
 			return nil, fmt.Errorf("register scheduler metrics: %w", err)

@@ -134,6 +134,13 @@ func (e *Engine) processJob(ctx context.Context, req JobRequest, lock *heldLock)
 		e.log.Warn("re-publish withheld: de-duplication window passed during the dispatch write", "job_id", job.ID, "msg_id", msgID)
 		return nil
 	}
+	// The publish is the one step no store script can fence. A pause since the
+	// DISPATCHED write may have outlived the lock, and its next holder (the
+	// reconciler) may have moved the job on: renew it now, and publish only if
+	// it is still ours, with a whole TTL ahead.
+	if err := e.confirmLockBeforePublish(ctx, lock); err != nil {
+		return e.retry(PhasePublish, e.cfg.StoreRetryDelay, err)
+	}
 	msg := Message{ID: msgID, Data: packet}
 	if err := e.bus.Publish(ctx, WorkerSubject(workerID), msg); err != nil {
 		return e.rollbackDispatch(ctx, job, res.Version, lock, err)
@@ -197,6 +204,26 @@ func (e *Engine) confirmDispatched(ctx context.Context, jobID, dispatchID string
 		e.metrics.unknownWrite.WithLabelValues("not_applied").Inc()
 		return false
 	}
+}
+
+// confirmLockBeforePublish renews the job's lock for a full TTL. An error means
+// the lock is lost or its state unknown: the job stays DISPATCHED, unpublished,
+// for its new holder or the reconciler's dispatch timeout; publishing it could
+// dispatch a job that is no longer ours to dispatch.
+func (e *Engine) confirmLockBeforePublish(ctx context.Context, lock *heldLock) error {
+	if err := fenceErr(ctx); err != nil {
+		return err
+	}
+	held, err := e.locks.renew(ctx, lock, e.cfg.LockTTL)
+	switch {
+	case err != nil:
+		e.metrics.publishWithheld.WithLabelValues("lock_unknown").Inc()
+		return err
+	case !held:
+		e.metrics.publishWithheld.WithLabelValues("lock_lost").Inc()
+		return fmt.Errorf("%w: %s expired before the publish", ErrLockLost, lock.key)
+	}
+	return nil
 }
 
 // rollbackDispatch returns a job whose publish failed to SCHEDULED, conditional

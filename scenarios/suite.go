@@ -26,9 +26,10 @@ var swarmSometimes = []string{"publish_rollback", "rollback_failure", "fail_clos
 	"redelivery_of_terminal", "reconciler_timeout", "unknown_dispatched_write", "dlq_no_pool_mapping_topic"}
 
 // worldSometimes adds what only a drawn world reaches: a job no pool can
-// take, a pool with no live worker, a re-publish withheld past the window.
+// take, a pool with no live worker, a re-publish withheld past the window, a
+// publish withheld because the lock was lost before it.
 var worldSometimes = append(append([]string(nil), swarmSometimes...),
-	"dlq_no_pool_mapping_requires", "dlq_no_workers", "republish_withheld")
+	"dlq_no_pool_mapping_requires", "dlq_no_workers", "republish_withheld", "publish_withheld")
 
 // Suite is a named list of cases.
 type Suite struct {
@@ -93,6 +94,13 @@ var regressions = []pinned{
 	// The same stale cause where the pick after healing succeeded but the
 	// DISPATCHED write failed, so no dispatch could clear it.
 	{scenario: "world-swarm", seed: 1002324, finding: "healed-cause-after-failed-dispatch-write"},
+	// A replica paused past its lock TTL between the DISPATCHED write and the
+	// publish; the reconciler took the lock and timed the job out; the replica
+	// woke, published, and a worker ran a TIMEOUT job (lock_exclusive,
+	// terminal_job_executed_again). The lock is now renewed just before the
+	// publish and the worker refuses a stale packet; the seed's schedule moved
+	// with those reads, so the engine and checker unit tests hold the story.
+	{scenario: "world-swarm", seed: 1004032, finding: "publish-after-lock-lost-in-pause"},
 }
 
 // Regression is the pinned seeds.

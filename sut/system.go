@@ -104,13 +104,15 @@ type Heartbeat struct {
 }
 
 // IdempotentConsumer is optional for a WorkerProtocol: a store-backed gate a
-// worker asks before it runs a dispatch. It outlives the worker's restarts,
-// where the simulator's in-memory de-duplication does not.
+// worker asks before it runs a dispatch, either de-duplicating (run once) or
+// fencing (run only while the store still names the dispatch current). It
+// outlives the worker's restarts, where the simulator's in-memory
+// de-duplication does not.
 type IdempotentConsumer interface {
 	Consumer(p Ports) (DispatchGate, error)
 }
 
-// DispatchGate admits a dispatch once.
+// DispatchGate admits a dispatch, or refuses it (false: acked, not run).
 type DispatchGate interface {
 	First(ctx context.Context, d Dispatch) (bool, error)
 }

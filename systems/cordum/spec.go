@@ -41,6 +41,7 @@ func (System) Spec(o sut.Options) sut.Spec {
 				"scheduler_result_ignored_total":            "result_ignored",
 				"scheduler_reconciler_timeout_total":        "reconciler_timeout",
 				"scheduler_republish_withheld_total":        "republish_withheld",
+				"scheduler_publish_withheld_total":          "publish_withheld",
 				"gateway_run_admission_total":               "run_429_cleanup",
 				"gateway_idempotency_cleanup_failure_total": "idempotency_cleanup_failure",
 			},

@@ -1,13 +1,30 @@
 package cordum
 
 import (
+	"context"
 	"encoding/json"
+
+	"github.com/redis/go-redis/v9"
 
 	"github.com/dispatchsim/dispatchsim/engine"
 	"github.com/dispatchsim/dispatchsim/sut"
 )
 
 type workerProtocol struct{}
+
+var _ sut.IdempotentConsumer = workerProtocol{}
+
+// Consumer is the worker's fence (engine.DispatchCurrent): a dispatch of a job
+// that is terminal, or past the dispatch's generation, is refused.
+func (workerProtocol) Consumer(p sut.Ports) (sut.DispatchGate, error) {
+	return fence{p.Redis}, nil
+}
+
+type fence struct{ rdb redis.Cmdable }
+
+func (f fence) First(ctx context.Context, d sut.Dispatch) (bool, error) {
+	return engine.DispatchCurrent(ctx, f.rdb, engine.JobPacket{JobID: d.JobID, DispatchGen: d.Gen})
+}
 
 func (workerProtocol) Subject(workerID string) string { return engine.WorkerSubject(workerID) }
 

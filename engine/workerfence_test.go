@@ -1,0 +1,68 @@
+package engine
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// World-swarm seed 1004032: a replica paused past its lock TTL between the
+// DISPATCHED write and the publish; the reconciler took the lock and timed the
+// job out; the replica woke and published a TIMEOUT job, and a worker ran it.
+// The lock is renewed just before the publish: lost, nothing is published.
+func TestPauseBetweenDispatchWriteAndPublishPublishesNothing(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, env *testEnv) {
+		te := newTestEngine(t, env)
+		staged := false
+		te.hook.add(func(args []any) bool {
+			if !isScript(args, renewLockScript) || staged || te.state(t, "j1") != StateDispatched {
+				return false
+			}
+			// The pause: the lock expires, the reconciler's TIMEOUT lands.
+			staged = true
+			te.env.clock.Advance(DefaultLockTTL + time.Second)
+			te.env.expireKey(t, jobLockKey("j1"))
+			te.putJob(t, "j1", StateTimeout)
+			return false
+		}, false, -1)
+
+		_, retry := AsRetryAfter(te.HandleJobRequest(ctx, req("j1")))
+		require.True(t, staged, "the pause was staged before the publish")
+		require.True(t, retry, "the request is handed back; the redelivery gate drops it")
+		require.Equal(t, 0, te.bus.count("worker."), "a job no longer ours is not published")
+		require.Equal(t, StateTimeout, te.state(t, "j1"))
+		require.Equal(t, 1.0, te.counter(te.metrics.publishWithheld.WithLabelValues("lock_lost")))
+	})
+}
+
+// A pause can also fall after the check, right at the publish: then the worker
+// is the fence. It runs a packet only while the job is not terminal and at the
+// packet's generation.
+func TestDispatchCurrent(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, env *testEnv) {
+		te := newTestEngine(t, env)
+		packet := JobPacket{JobID: "j1", DispatchGen: 0}
+		current := func() bool {
+			ok, err := DispatchCurrent(ctx, te.env.rdb, packet)
+			require.NoError(t, err)
+			return ok
+		}
+		require.False(t, current(), "no such job")
+		for _, st := range []JobState{StateScheduled, StateDispatched, StateRunning, StateRetrying} {
+			te.putJob(t, "j1", st)
+			require.True(t, current(), "%s at generation 0", st)
+		}
+		for _, st := range []JobState{StateSucceeded, StateFailed, StateTimeout, StateCancelled} {
+			te.putJob(t, "j1", st)
+			require.False(t, current(), "%s is terminal", st)
+		}
+		te.putJob(t, "j1", StateRunning)
+		require.NoError(t, te.env.rdb.HSet(ctx, jobKey("j1"), "dispatch_gen", 1).Err())
+		require.False(t, current(), "a packet of an earlier generation")
+
+		te.hook.add(commandIs("hmget", jobKey("j1")), false, 1)
+		_, err := DispatchCurrent(ctx, te.env.rdb, packet)
+		require.Error(t, err, "an unknown job is an error, never a yes")
+	})
+}
