@@ -29,10 +29,14 @@ const (
 	LayerInvariants    Layer = "invariants"
 	LayerLinearization Layer = "linearization"
 	LayerLiveness      Layer = "liveness"
+	// LayerEnvironment holds the violations that follow the environment
+	// breaking its own contract (a store that forgot acknowledged writes):
+	// reported, never blamed on the system.
+	LayerEnvironment Layer = "environment"
 )
 
 // Layers lists the layers in order.
-var Layers = []Layer{LayerAssumptions, LayerInvariants, LayerLinearization, LayerLiveness}
+var Layers = []Layer{LayerAssumptions, LayerInvariants, LayerLinearization, LayerLiveness, LayerEnvironment}
 
 // Input is everything a check reads.
 type Input struct {
@@ -141,6 +145,17 @@ func (r *Result) Failed() bool {
 	return len(r.Violations) > 0 || r.Linearizability != LinOk
 }
 
+// SystemFailed reports whether a violation is the system's: one the
+// environment does not explain, or linearizability not shown.
+func (r *Result) SystemFailed() bool {
+	for _, v := range r.Violations {
+		if v.Layer != LayerEnvironment {
+			return true
+		}
+	}
+	return r.Linearizability != LinOk
+}
+
 // FirstFailedLayer is the lowest failing layer, or "" if none.
 func (r *Result) FirstFailedLayer() Layer {
 	for _, l := range Layers {
@@ -228,6 +243,7 @@ func Check(in Input) *Result {
 		}
 		checkLinearizability(c)
 		checkLiveness(c)
+		attributeToEnvironment(c)
 	} else {
 		c.out.Linearizability = LinSkipped
 	}

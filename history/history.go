@@ -28,6 +28,9 @@ type History struct {
 	// Locks are the job-lock commands the store applied, with who held the
 	// lock after each.
 	Locks []LockEvent
+	// StoreLosses are the store breaking its own contract: acknowledged
+	// writes it forgot (a failover to a copy that had not received them).
+	StoreLosses []StoreLoss
 	// ReplicaSkew is how far each replica's clock ran from true time.
 	ReplicaSkew []time.Duration
 	Redis       RedisStats
@@ -78,6 +81,34 @@ type LockEvent struct {
 	Token string
 	Held  bool
 	Until time.Duration
+}
+
+// StoreLoss is the store forgetting every write it acknowledged after Since:
+// at Time it came back as it was then. Jobs and RunKeys are the jobs and
+// idempotency keys whose stored records the loss changed; every violation on
+// them from Step on is the environment's, not the system's.
+type StoreLoss struct {
+	Step    uint64
+	Time    time.Duration
+	Since   time.Duration
+	Keys    int // keys the loss changed
+	Jobs    []string
+	RunKeys []string
+}
+
+// Affects reports whether the loss changed the record of job or key id.
+func (l StoreLoss) Affects(id string) bool {
+	for _, x := range l.Jobs {
+		if x == id {
+			return true
+		}
+	}
+	for _, x := range l.RunKeys {
+		if x == id {
+			return true
+		}
+	}
+	return false
 }
 
 // WorkerReport is a result a worker's broker accepted: what the job record

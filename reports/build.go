@@ -209,6 +209,9 @@ func judgeCase(c CaseSpec, seeds []SeedResult, mine map[uint64]bool) CaseResult 
 		if r.Verdict == VerdictExpected || (c.ExpectViolation != "" && hasChecker(r, c.ExpectViolation)) {
 			cr.ExpectedFound = true
 		}
+		if r.Verdict == VerdictEnvironment {
+			cr.Environment = append(cr.Environment, r.Seed)
+		}
 		if failing(r.Verdict) {
 			cr.Failed = append(cr.Failed, r.Seed)
 			cr.Verdict = worse(cr.Verdict, r.Verdict)

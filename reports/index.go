@@ -32,6 +32,7 @@ type indexCase struct {
 	Name, Scenario, Verdict string
 	Seeds, Ran              int
 	Failed                  []seedLink
+	Environment             []seedLink // seeds the environment's broken contract explains
 	NeverFired              []string
 	Missing, NotRun         int
 	Fired                   int
@@ -98,6 +99,10 @@ func WriteIndex(w io.Writer, s *Summary) error {
 		for _, seed := range c.Failed {
 			r := bySeed[seedKey{c.Scenario, c.Finding, seed}]
 			ic.Failed = append(ic.Failed, seedLink{Seed: seed, Href: reportHref(r), Verdict: r.Verdict})
+		}
+		for _, seed := range c.Environment {
+			r := bySeed[seedKey{c.Scenario, c.Finding, seed}]
+			ic.Environment = append(ic.Environment, seedLink{Seed: seed, Href: reportHref(r), Verdict: r.Verdict})
 		}
 		for _, k := range c.Declared {
 			declared[k] = true

@@ -18,6 +18,10 @@ const (
 	VerdictLiveness     = "liveness"
 	VerdictInconclusive = "inconclusive"
 	VerdictExpected     = "expected"
+	// VerdictEnvironment is a seed's only: every violation follows the
+	// environment breaking its own contract (the store forgot acknowledged
+	// writes), which the scenario declared; the system is not blamed.
+	VerdictEnvironment = "environment"
 	// VerdictIncomplete is a summary's or a case's: seeds it was to run have
 	// no result (a budget, a dead worker, a missing shard). Never a pass.
 	VerdictIncomplete = "incomplete"
@@ -116,6 +120,9 @@ type CaseResult struct {
 	Passed  bool     `json:"passed"`
 	Verdict string   `json:"verdict"`
 	Failed  []uint64 `json:"failed,omitempty"` // seeds that failed
+	// Environment are seeds whose every violation followed the environment
+	// breaking its contract: not failures of the system, and listed apart.
+	Environment []uint64 `json:"environment,omitempty"`
 	// NeverFired lists declared kinds that never fired, plus "expected
 	// violation X" when the expected violation was not found.
 	NeverFired    []string       `json:"never_fired,omitempty"`
@@ -221,9 +228,11 @@ func seedVerdict(res *checker.Result, expect string) string {
 		}
 		rest = append(rest, v)
 	}
-	safety, liveness := false, false
+	safety, liveness, environment := false, false, false
 	for _, v := range rest {
 		switch v.Layer {
+		case checker.LayerEnvironment:
+			environment = true
 		case checker.LayerLiveness:
 			liveness = true
 		default: // assumptions, invariants, linearization, and any layer this build does not know
@@ -242,6 +251,8 @@ func seedVerdict(res *checker.Result, expect string) string {
 		return VerdictInconclusive
 	case expected:
 		return VerdictExpected
+	case environment:
+		return VerdictEnvironment
 	}
 	return VerdictPass
 }
@@ -250,7 +261,7 @@ func seedVerdict(res *checker.Result, expect string) string {
 // treated as the worst, so a typo can never turn a gate green.
 func verdictRank(v string) int {
 	switch v {
-	case VerdictPass, VerdictExpected:
+	case VerdictPass, VerdictExpected, VerdictEnvironment:
 		return 0
 	case VerdictIncomplete:
 		return 1
@@ -262,12 +273,13 @@ func verdictRank(v string) int {
 	return 4
 }
 
-// worse returns the worse of two verdicts, mapping "expected" to "pass".
+// worse returns the worse of two verdicts, mapping "expected" and
+// "environment" to "pass".
 func worse(a, b string) string {
-	if a == VerdictExpected {
+	if a == VerdictExpected || a == VerdictEnvironment {
 		a = VerdictPass
 	}
-	if b == VerdictExpected {
+	if b == VerdictExpected || b == VerdictEnvironment {
 		b = VerdictPass
 	}
 	if verdictRank(b) > verdictRank(a) {

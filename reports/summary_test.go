@@ -325,3 +325,22 @@ func TestReadSummary(t *testing.T) {
 	_, err = ReadSummary(none)
 	require.ErrorContains(t, err, "no format version")
 }
+
+// A seed whose every violation the environment explains is labelled so and
+// does not fail its case; one violation of the system's beside them does.
+func TestEnvironmentVerdict(t *testing.T) {
+	env := checker.Violation{Layer: checker.LayerEnvironment, Checker: "no_resurrection", Job: "j1"}
+	res := &checker.Result{Violations: []checker.Violation{env}, Linearizability: checker.LinOk}
+	require.Equal(t, VerdictEnvironment, seedVerdict(res, ""))
+	require.False(t, failing(seedVerdict(res, "")))
+
+	res.Violations = append(res.Violations, checker.Violation{Layer: checker.LayerInvariants, Checker: "no_resurrection", Job: "j2"})
+	require.Equal(t, VerdictSafety, seedVerdict(res, ""))
+
+	cr := judgeCase(CaseSpec{Scenario: "s", Seeds: []uint64{1, 2}}, []SeedResult{
+		{Scenario: "s", Seed: 1, Verdict: VerdictEnvironment}, {Scenario: "s", Seed: 2, Verdict: VerdictPass}},
+		map[uint64]bool{1: true, 2: true})
+	require.Equal(t, VerdictPass, cr.Verdict)
+	require.Equal(t, []uint64{1}, cr.Environment)
+	require.Empty(t, cr.Failed)
+}

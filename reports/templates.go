@@ -39,6 +39,8 @@ func verdictLabel(v string) string {
 		return "inconclusive"
 	case VerdictExpected:
 		return "expected violation found"
+	case VerdictEnvironment:
+		return "environment broke its contract"
 	}
 	return v
 }

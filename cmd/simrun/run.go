@@ -465,6 +465,9 @@ func printSummary(w io.Writer, sum *reports.Summary, failures []string, out stri
 		if len(c.Failed) > 0 {
 			line += fmt.Sprintf("  failed: %s", seedsBrief(c.Failed))
 		}
+		if len(c.Environment) > 0 {
+			line += fmt.Sprintf("  environment broke its contract: %s", seedsBrief(c.Environment))
+		}
 		for _, k := range c.NeverFired {
 			line += "  never fired: " + k
 		}

@@ -1,0 +1,61 @@
+package checker
+
+import (
+	"fmt"
+
+	"github.com/dispatchsim/dispatchsim/history"
+)
+
+// attributeToEnvironment moves to LayerEnvironment every violation that
+// follows a broken environment contract: on a job or idempotency key whose
+// record the store forgot, from the loss on. The excuse is as narrow as the
+// loss: another job, or the same job before it, is still the system's. A
+// partition that lost linearizability for that reason no longer makes the run
+// illegal; it is reported in the environment's layer instead.
+func attributeToEnvironment(c *run) {
+	losses := c.in.History.StoreLosses
+	if len(losses) == 0 {
+		return
+	}
+	blame := func(id string, step uint64) (history.StoreLoss, bool) {
+		for _, l := range losses {
+			if l.Step <= step && l.Affects(id) {
+				return l, true
+			}
+		}
+		return history.StoreLoss{}, false
+	}
+	for i := range c.out.Violations {
+		v := &c.out.Violations[i]
+		l, ok := blame(v.Job, v.Step)
+		if !ok || v.Layer == LayerAssumptions {
+			continue
+		}
+		v.Message = fmt.Sprintf("after the store forgot acknowledged writes (at %s, everything since %s): %s [was %s]",
+			l.Time, l.Since, v.Message, v.Layer)
+		v.Layer = LayerEnvironment
+	}
+	if c.out.Linearizability != LinIllegal {
+		return
+	}
+	c.out.Linearizability = LinOk
+	for _, p := range c.out.Partitions {
+		switch {
+		case p.Outcome == LinUnknown && c.out.Linearizability == LinOk:
+			c.out.Linearizability = LinUnknown
+		case p.Outcome != LinIllegal:
+		case !affectedAnywhere(losses, p.Key):
+			c.out.Linearizability = LinIllegal
+			return
+		}
+	}
+}
+
+func affectedAnywhere(losses []history.StoreLoss, id string) bool {
+	for _, l := range losses {
+		if l.Affects(id) {
+			return true
+		}
+	}
+	return false
+}
