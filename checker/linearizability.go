@@ -87,7 +87,7 @@ func checkLinearizability(c *run) {
 	hist := jobHistories(c.in.History, c.jobStates, c.jobIDs, c.in.System)
 	sys := c.in.System
 	// The lifecycle over the system's own graph; a terminal state moves nowhere.
-	lifecycle := model.JobLifecycleUnder(func(from, to string) bool { return !sys.IsTerminal(from) && sys.Allowed(from, to) })
+	lifecycle := model.JobLifecycle(func(from, to string) bool { return !sys.IsTerminal(from) && sys.Allowed(from, to) })
 	c.out.Linearizability = LinOk
 	for _, id := range slices.Sorted(maps.Keys(hist)) {
 		ops := hist[id]

@@ -6,60 +6,6 @@ import (
 	"github.com/anishathalye/porcupine"
 )
 
-// The job states, copied from engine/states.go as plain strings (this package
-// must not import engine). TestTransitionTableMatchesEngine keeps them equal.
-const (
-	StatePending    = "PENDING"
-	StateScheduled  = "SCHEDULED"
-	StateDispatched = "DISPATCHED"
-	StateRunning    = "RUNNING"
-	StateRetrying   = "RETRYING"
-	StateSucceeded  = "SUCCEEDED"
-	StateFailed     = "FAILED"
-	StateCancelled  = "CANCELLED"
-	StateTimeout    = "TIMEOUT"
-	StateDenied     = "DENIED"
-)
-
-var allStates = []string{
-	StatePending, StateScheduled, StateDispatched, StateRunning, StateRetrying,
-	StateSucceeded, StateFailed, StateCancelled, StateTimeout, StateDenied,
-}
-
-func terminal(s string) bool {
-	switch s {
-	case StateSucceeded, StateFailed, StateCancelled, StateTimeout, StateDenied:
-		return true
-	}
-	return false
-}
-
-// allowedTransitions copies engine's store-level table; "" is a job that does
-// not exist yet.
-var allowedTransitions = map[string][]string{
-	"":              {StatePending, StateCancelled, StateFailed},
-	StatePending:    {StateScheduled, StateFailed, StateCancelled, StateDenied},
-	StateScheduled:  {StateScheduled, StateDispatched, StateSucceeded, StateFailed, StateRetrying, StateCancelled, StateDenied},
-	StateDispatched: {StateRunning, StateScheduled, StateSucceeded, StateFailed, StateRetrying, StateCancelled, StateTimeout},
-	StateRunning:    {StateRunning, StateSucceeded, StateFailed, StateRetrying, StateCancelled, StateTimeout},
-	StateRetrying:   {StateScheduled, StateFailed, StateCancelled},
-}
-
-// TransitionAllowed checks terminal states on its own, not only through the
-// table, so a table that let a terminal state move would disagree with engine
-// in the drift test instead of silently allowing resurrection.
-func TransitionAllowed(from, to string) bool {
-	if terminal(from) {
-		return false
-	}
-	for _, s := range allowedTransitions[from] {
-		if s == to {
-			return true
-		}
-	}
-	return false
-}
-
 // JobOpKind names a job lifecycle operation.
 type JobOpKind string
 
@@ -155,13 +101,9 @@ func PartitionEventsByJob(history []porcupine.Event) [][]porcupine.Event {
 	return partitionEventsBy(history, jobOf)
 }
 
-// stepJob is the sequential specification of one job. The state is the job's
-// committed state as a string, "" before it exists.
-func stepJob(state, input, output any) (bool, any) {
-	return stepJobUnder(TransitionAllowed)(state, input, output)
-}
-
-// stepJobUnder is stepJob with the transition graph a system's spec gives.
+// stepJobUnder is the sequential specification of one job over a system's
+// transition graph. The state is the job's committed state as a string, ""
+// before it exists.
 func stepJobUnder(allowed func(from, to string) bool) func(state, input, output any) (bool, any) {
 	return func(state, input, output any) (bool, any) { return stepJobWith(allowed, state, input, output) }
 }
@@ -210,13 +152,11 @@ func describeJobOperation(input, output any) string {
 }
 
 // JobLifecycle is the job lifecycle as clients and the store see it: commits
-// move the state along the allowed graph, reads must return the current state,
-// submits and cancels act later through the bus and constrain nothing.
-var JobLifecycle = JobLifecycleUnder(TransitionAllowed)
-
-// JobLifecycleUnder is JobLifecycle over another transition graph: a system's
-// spec, for checking a system other than engine/.
-func JobLifecycleUnder(allowed func(from, to string) bool) porcupine.Model {
+// move the state along the system's transition graph (allowed, which its spec
+// gives; a terminal state should allow nothing), reads must return the
+// current state, submits and cancels act later through the bus and constrain
+// nothing.
+func JobLifecycle(allowed func(from, to string) bool) porcupine.Model {
 	return porcupine.Model{
 		Partition:         PartitionByJob,
 		PartitionEvent:    PartitionEventsByJob,

@@ -5,8 +5,8 @@
 //
 // Models are pure sequential specifications. This package must never do I/O,
 // read a clock, draw randomness or start a goroutine, and must never import
-// engine or sim: it states what the engine promises, so it cannot borrow the
-// engine's code (a test pins the copied transition table to engine's).
+// engine, sim or a system: the transition graph a job lifecycle follows is the
+// system's spec's, passed in, so the models hold for any system.
 //
 // An operation whose outcome is unknown (a lost reply, a failed call that may
 // have applied) gets Return = [Infinity], as etcd's robustness tests do, so it

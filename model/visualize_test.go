@@ -25,11 +25,11 @@ func TestJobLifecycleVisualization(t *testing.T) {
 		CommitOp(0, 50, "j", StateRunning, StateSucceeded),
 		CommitOp(0, 60, "j", StateSucceeded, StatePending),
 	})
-	res, info := porcupine.CheckOperationsVerbose(JobLifecycle, h, 0)
+	res, info := porcupine.CheckOperationsVerbose(engineLifecycle, h, 0)
 	require.Equal(t, porcupine.Illegal, res)
 	info.AddAnnotations([]porcupine.Annotation{{Tag: "faults", Start: 45, Description: "PublishAfterStoreReplyLost"}})
 
-	html := visualize(t, JobLifecycle, info)
+	html := visualize(t, engineLifecycle, info)
 	for _, want := range []string{
 		"commit (none)→PENDING", "commit SUCCEEDED→PENDING", "read → ? (unknown)", "submit",
 		"SUCCEEDED", "PublishAfterStoreReplyLost",

@@ -29,6 +29,7 @@ var rules = []rule{
 	{"sut", []string{"sim", "engine", "systems/", "history", "checker"}, "the boundary depends on nothing of either side"},
 	{"history", []string{"sim", "engine", "systems/"}, "the run record holds plain facts"},
 	{"checker", []string{"sim", "engine", "systems/"}, "checkers read facts and the spec, never a system's types"},
+	{"model", []string{"sim", "engine", "systems/", "sut"}, "the models take the system's transition graph as an argument"},
 	{"reports", []string{"sim", "engine", "systems/", "scenarios", "faults"}, "reports read checker results and the history"},
 	{"faults", []string{"engine", "systems/"}, "faults match operations through the observer's facts"},
 	{"engine", []string{"sim", "sut", "systems/", "faults", "checker", "history", "scenarios"}, "the engine is production code"},
