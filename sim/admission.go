@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/dispatchsim/dispatchsim/history"
+	"github.com/dispatchsim/dispatchsim/sim/kernel"
 	"github.com/dispatchsim/dispatchsim/sut"
 )
 
@@ -72,12 +73,12 @@ func (w *World) bootAdmission() {
 // client that holds a key may: the same key and payload each time.
 func (w *World) startRun(ctx context.Context, client, i int, key string, rng *rand.Rand) {
 	defer func() { w.clientsPending-- }()
-	a := ActorOf(ctx)
+	a := kernel.ActorOf(ctx)
 	payload := []byte(`{"input":"` + key + `"}`)
 	for try := range runMaxTries {
-		op := ClientOp{Client: client, Kind: OpStartRun, Key: key, Input: string(payload), Call: w.k.now, CallStep: w.k.step}
+		op := ClientOp{Client: client, Kind: OpStartRun, Key: key, Input: string(payload), Call: w.k.Now(), CallStep: w.k.Step()}
 		res, answered := w.requestRun(a, fmt.Sprintf("run-%d-%d", i, try), key, payload)
-		op.Return, op.RetStep = w.k.now, w.k.step
+		op.Return, op.RetStep = w.k.Now(), w.k.Step()
 		op.Status, op.Output = res.Status, runReplyOutput(res)
 		// A 5xx or no reply may hide an applied reservation or run: unknown.
 		op.Unknown = !answered || res.Status >= 500
@@ -85,25 +86,25 @@ func (w *World) startRun(ctx context.Context, client, i int, key string, rng *ra
 		if answered && !retryableRunReply(res) {
 			return
 		}
-		a.SleepUntil(w.k.now + 5*time.Second + time.Duration(rng.Int64N(int64(10*time.Second))))
+		a.SleepUntil(w.k.Now() + 5*time.Second + time.Duration(rng.Int64N(int64(10*time.Second))))
 	}
 }
 
 // requestRun sends one start request to the gateway, which serves it on its
 // own actor: a gateway crash kills the request, and the client sees no reply.
-func (w *World) requestRun(a *Actor, name, key string, payload []byte) (sut.RunReply, bool) {
+func (w *World) requestRun(a *kernel.Actor, name, key string, payload []byte) (sut.RunReply, bool) {
 	var res sut.RunReply
 	done := false
 	w.k.Spawn("gateway", name, func(ctx context.Context) {
 		res = w.admit.StartRun(ctx, workflowOrg, workflowID, key, payload)
 		done = true
 	})
-	deadline := w.k.now + RunRequestTimeout
-	for !done && w.k.now < deadline {
-		a.SleepUntil(min(w.k.now+runReplyPoll, deadline))
+	deadline := w.k.Now() + RunRequestTimeout
+	for !done && w.k.Now() < deadline {
+		a.SleepUntil(min(w.k.Now()+runReplyPoll, deadline))
 	}
 	if !done {
-		w.k.tracef(a.name, "start run %s: no reply", key)
+		w.k.Tracef(a.Name(), "start run %s: no reply", key)
 	}
 	return res, done
 }
@@ -127,13 +128,13 @@ func retryableRunReply(res sut.RunReply) bool {
 // it was created. It knows its own runs, so it reads the active set straight
 // from the store's memory; the completion itself goes through admission.
 func (w *World) completeDueRuns(ctx context.Context) {
-	a := ActorOf(ctx)
+	a := kernel.ActorOf(ctx)
 	d := max(w.cfg.Workload.RunDuration, 30*time.Second)
 	for {
-		a.SleepUntil(w.k.now + runCompleterTick)
-		for _, runID := range w.obs.DueRuns(w.store, workflowOrg, w.k.epoch.Add(w.k.now), d) {
+		a.SleepUntil(w.k.Now() + runCompleterTick)
+		for _, runID := range w.obs.DueRuns(w.store, workflowOrg, kernel.Epoch.Add(w.k.Now()), d) {
 			if err := w.admit.CompleteRun(ctx, workflowOrg, runID); err != nil {
-				w.k.tracef(a.name, "complete run %s: %v", runID, err)
+				w.k.Tracef(a.Name(), "complete run %s: %v", runID, err)
 			}
 		}
 	}
@@ -141,11 +142,11 @@ func (w *World) completeDueRuns(ctx context.Context) {
 
 // sweepReservations runs the gateway's sweeper of stale reservations.
 func (w *World) sweepReservations(ctx context.Context) {
-	a := ActorOf(ctx)
+	a := kernel.ActorOf(ctx)
 	for {
-		a.SleepUntil(w.k.now + w.admit.StaleReservationAfter())
+		a.SleepUntil(w.k.Now() + w.admit.StaleReservationAfter())
 		if n, err := w.admit.SweepStaleReservations(ctx); n > 0 || err != nil {
-			w.k.tracef(a.name, "swept %d stale reservations, err=%v", n, err)
+			w.k.Tracef(a.Name(), "swept %d stale reservations, err=%v", n, err)
 		}
 	}
 }
@@ -156,7 +157,7 @@ type AdmissionSnapshot = history.AdmissionSnapshot
 // snapshotAdmission reads the idempotency keys, reservations and runs through
 // the observer.
 func (w *World) snapshotAdmission() AdmissionSnapshot {
-	snap := w.obs.Admission(w.store, w.k.epoch)
+	snap := w.obs.Admission(w.store, kernel.Epoch)
 	if w.admit != nil {
 		snap.StaleAfter = w.admit.StaleReservationAfter()
 	}

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/dispatchsim/dispatchsim/sim/kernel"
 	"github.com/dispatchsim/dispatchsim/sut"
 )
 
@@ -172,16 +173,16 @@ func (p publisher) Publish(ctx context.Context, subject string, msg sut.Message)
 // publish is a yield point and a fault point.
 func (b *Bus) publish(ctx context.Context, subject string, msg sut.Message) error {
 	w, k := b.w, b.w.k
-	a := k.mustCurrent(ctx, "bus publish")
-	if a.exiting {
-		return errActorDead
+	a := k.Current(ctx, "bus publish")
+	if a.Exiting() {
+		return kernel.ErrActorDead
 	}
 	a.Yield()
 	fact := w.obs.Message(subject, msg.Data)
 	jobID := fact.JobID
-	rec := PublishRecord{Actor: a.name, Subject: subject, MsgID: msg.ID, JobID: jobID, Gen: fact.Gen,
+	rec := PublishRecord{Actor: a.Name(), Subject: subject, MsgID: msg.ID, JobID: jobID, Gen: fact.Gen,
 		Dispatch: fact.Dispatch}
-	p := &Point{Kind: PointPublish, Actor: a.name, Group: a.grp.Name, Subject: subject, MsgID: msg.ID, JobID: jobID,
+	p := &Point{Kind: PointPublish, Actor: a.Name(), Group: a.Group().Name, Subject: subject, MsgID: msg.ID, JobID: jobID,
 		Heartbeat: fact.Heartbeat}
 	f, fired := w.fault(p)
 	stored := true
@@ -190,14 +191,14 @@ func (b *Bus) publish(ctx context.Context, subject string, msg sut.Message) erro
 		switch f.Effect {
 		case EffectCrash:
 			w.crash(a)
-			a.exitIfDead()
+			a.ExitIfDead()
 		case EffectDelay:
-			a.SleepUntil(k.now + f.Duration)
+			a.SleepUntil(k.Now() + f.Duration)
 		case EffectFailClean:
 			stored = false
 		}
 	}
-	rec.Step, rec.Time = k.step, k.now
+	rec.Step, rec.Time = k.Step(), k.Now()
 	failed := fired && (f.Effect == EffectFailClean || f.Effect == EffectFailStored)
 	switch {
 	case !stored:
@@ -215,10 +216,10 @@ func (b *Bus) publish(ctx context.Context, subject string, msg sut.Message) erro
 		b.store(subject, msg, fact)
 	}
 	w.hist.Publishes = append(w.hist.Publishes, rec)
-	line := append(k.traceStart(a.name), "publish "...)
+	line := append(k.TraceStart(a.Name()), "publish "...)
 	line = append(append(line, subject...), " id="...)
 	line = append(append(line, msg.ID...), " -> "...)
-	k.traceEnd(append(line, rec.Outcome...))
+	k.TraceEnd(append(line, rec.Outcome...))
 	if failed {
 		return fmt.Errorf("publish %s: %w", subject, errBroker)
 	}
@@ -233,14 +234,14 @@ func (b *Bus) duplicate(id string) bool {
 		return false
 	}
 	at, ok := b.seen[id]
-	return ok && b.w.k.now-at < b.cfg.DedupWindow
+	return ok && b.w.k.Now()-at < b.cfg.DedupWindow
 }
 
 func (b *Bus) store(subject string, msg sut.Message, fact sut.MessageFact) {
 	b.seq++
 	m := &message{seq: b.seq, subject: subject, id: msg.ID, data: msg.Data, jobID: fact.JobID, heartbeat: fact.Heartbeat}
 	if msg.ID != "" {
-		b.seen[msg.ID] = b.w.k.now
+		b.seen[msg.ID] = b.w.k.Now()
 	}
 	var queues []string
 	for _, s := range b.subs {
@@ -267,20 +268,20 @@ func contains(list []string, s string) bool {
 func (b *Bus) deliver(m *message, queue string, count int) {
 	k := b.w.k
 	if count > b.cfg.MaxDeliver {
-		b.w.hist.Terminated = append(b.w.hist.Terminated, PublishRecord{Step: k.step, Time: k.now,
+		b.w.hist.Terminated = append(b.w.hist.Terminated, PublishRecord{Step: k.Step(), Time: k.Now(),
 			Subject: m.subject, MsgID: m.id, JobID: m.jobID})
-		k.tracef("bus", "terminated %s#%d after %d deliveries", m.subject, m.seq, count-1)
+		k.Tracef("bus", "terminated %s#%d after %d deliveries", m.subject, m.seq, count-1)
 		return
 	}
 	members := b.members[:0] // scratch: nothing below delivers before sub is picked
 	for _, s := range b.subs {
-		if s.queue == queue && s.matches(m.subject) && !k.group(s.group).crashed {
+		if s.queue == queue && s.matches(m.subject) && !k.Group(s.group).Crashed() {
 			members = append(members, s)
 		}
 	}
 	b.members = members
 	if len(members) == 0 {
-		k.addTimer(k.now+b.cfg.AckWait, nil, func() { b.deliver(m, queue, count) })
+		k.At(k.Now()+b.cfg.AckWait, func() { b.deliver(m, queue, count) })
 		return
 	}
 	sub := members[0]
@@ -295,10 +296,10 @@ func (b *Bus) deliver(m *message, queue string, count int) {
 			b.w.recordFault(nil, p, f, m.subject)
 			switch f.Effect {
 			case EffectDuplicate:
-				k.tracef("bus", "duplicate delivery %s#%d", m.subject, m.seq)
+				k.Tracef("bus", "duplicate delivery %s#%d", m.subject, m.seq)
 				b.spawnDelivery(m, queue, sub, count)
 			case EffectDelay:
-				k.addTimer(k.now+f.Duration, nil, func() { b.spawnDelivery(m, queue, sub, count) })
+				k.At(k.Now()+f.Duration, func() { b.spawnDelivery(m, queue, sub, count) })
 				return
 			}
 		}
@@ -314,35 +315,35 @@ func (b *Bus) spawnDelivery(m *message, queue string, sub *subscription, count i
 	b.inflight++
 	name := deliveryName(m.subject, m.seq, count)
 	b.unsettled[name] = InFlight{Subject: m.subject, MsgID: m.id, JobID: m.jobID, Queue: queue, Delivery: count,
-		Group: sub.group, Since: k.now}
-	k.addTimer(k.now+b.cfg.AckWait, nil, func() {
+		Group: sub.group, Since: k.Now()}
+	k.At(k.Now()+b.cfg.AckWait, func() {
 		if !settled {
 			settled = true
 			b.inflight--
 			delete(b.unsettled, name)
-			k.tracef("bus", "ack wait expired %s#%d", m.subject, m.seq)
+			k.Tracef("bus", "ack wait expired %s#%d", m.subject, m.seq)
 			b.deliver(m, queue, count+1)
 		}
 	})
 	k.Spawn(sub.group, name, func(ctx context.Context) {
-		a := ActorOf(ctx)
-		line := append(k.traceStart(a.name), "deliver "...)
+		a := kernel.ActorOf(ctx)
+		line := append(k.TraceStart(a.Name()), "deliver "...)
 		line = append(append(line, m.subject...), " id="...)
 		line = append(append(line, m.id...), " n="...)
-		k.traceEnd(strconv.AppendInt(line, int64(count), 10))
+		k.TraceEnd(strconv.AppendInt(line, int64(count), 10))
 		settle := b.consume(ctx, sub, m)
 		a.Yield() // the ack is a yield point
 		if b.w.faultsArmed() {
-			p := &Point{Kind: PointAck, Actor: a.name, Group: a.grp.Name, Subject: m.subject, MsgID: m.id,
+			p := &Point{Kind: PointAck, Actor: a.Name(), Group: a.Group().Name, Subject: m.subject, MsgID: m.id,
 				JobID: m.jobID, Delivery: count, Heartbeat: m.heartbeat}
 			if f, fired := b.w.fault(p); fired {
 				b.w.recordFault(a, p, f, m.subject)
 				switch f.Effect {
 				case EffectCrash:
 					b.w.crash(a)
-					a.exitIfDead()
+					a.ExitIfDead()
 				case EffectAckLost:
-					k.tracef(a.name, "ack lost %s#%d", m.subject, m.seq)
+					k.Tracef(a.Name(), "ack lost %s#%d", m.subject, m.seq)
 					return
 				}
 			}
@@ -354,18 +355,18 @@ func (b *Bus) spawnDelivery(m *message, queue string, sub *subscription, count i
 		b.inflight--
 		delete(b.unsettled, name)
 		if delay := settle.NakDelay; delay > 0 {
-			k.tracef(a.name, "nak %s#%d delay=%s", m.subject, m.seq, delay)
+			k.Tracef(a.Name(), "nak %s#%d delay=%s", m.subject, m.seq, delay)
 			b.inflight++
-			k.addTimer(k.now+delay, nil, func() { b.inflight--; b.deliver(m, queue, count+1) })
+			k.At(k.Now()+delay, func() { b.inflight--; b.deliver(m, queue, count+1) })
 			return
 		}
 		if settle.Dropped != nil {
-			k.tracef(a.name, "ack (dropped: %v) %s#%d", settle.Dropped, m.subject, m.seq)
+			k.Tracef(a.Name(), "ack (dropped: %v) %s#%d", settle.Dropped, m.subject, m.seq)
 			return
 		}
-		line = append(k.traceStart(a.name), "ack "...)
+		line = append(k.TraceStart(a.Name()), "ack "...)
 		line = append(append(line, m.subject...), '#')
-		k.traceEnd(strconv.AppendUint(line, m.seq, 10))
+		k.TraceEnd(strconv.AppendUint(line, m.seq, 10))
 	})
 }
 

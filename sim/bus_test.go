@@ -9,6 +9,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/dispatchsim/dispatchsim/sim/kernel"
 	"github.com/dispatchsim/dispatchsim/sut"
 	"github.com/dispatchsim/dispatchsim/systems/cordum"
 )
@@ -34,7 +35,7 @@ type deliveryLog struct{ at []time.Duration }
 
 func (d *deliveryLog) handler(w *World, result func(n int) error) Handler {
 	return func(ctx context.Context, _ []byte) sut.Settle {
-		d.at = append(d.at, w.k.now)
+		d.at = append(d.at, w.k.Now())
 		return settleOf(result(len(d.at)))
 	}
 }
@@ -76,12 +77,12 @@ func TestBusRedeliversUnackedAfterAckWait(t *testing.T) {
 	w := busWorld(t, BusConfig{AckWait: time.Minute})
 	var log deliveryLog
 	w.bus.Subscribe("s", "q", "g", func(ctx context.Context, data []byte) sut.Settle {
-		log.at = append(log.at, w.k.now)
+		log.at = append(log.at, w.k.Now())
 		if len(log.at) == 1 {
 			// The consumer dies before it acks and comes straight back.
 			w.k.CrashGroup("g")
 			w.k.RestartGroup("g")
-			ActorOf(ctx).exitIfDead()
+			kernel.ActorOf(ctx).ExitIfDead()
 		}
 		return sut.Ack()
 	})

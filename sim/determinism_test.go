@@ -3,7 +3,6 @@ package sim
 import (
 	"bytes"
 	"fmt"
-	"github.com/dispatchsim/dispatchsim/systems/cordum"
 	"math/rand/v2"
 	"runtime"
 	"testing"
@@ -12,6 +11,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/dispatchsim/dispatchsim/internal/longtest"
+	"github.com/dispatchsim/dispatchsim/sim/kernel"
+	"github.com/dispatchsim/dispatchsim/systems/cordum"
 )
 
 // chaos fires every effect at every point it applies to, at a low rate, so a
@@ -108,6 +109,6 @@ func TestNoGoroutineLeaksAcrossSeeds(t *testing.T) {
 
 // describeTraceDifference names the first line on which two traces part.
 func describeTraceDifference(a, b []byte) string {
-	d, _ := FirstTraceDifference(a, b)
+	d, _ := kernel.FirstTraceDifference(a, b)
 	return fmt.Sprintf("line %d:\n  %s\n  %s", d.Line, d.A, d.B)
 }

@@ -13,7 +13,7 @@ import (
 // call takes effect at the current virtual time, on the kernel's schedule.
 
 // Now is the current virtual time.
-func (w *World) Now() time.Duration { return w.k.now }
+func (w *World) Now() time.Duration { return w.k.Now() }
 
 // nextClient numbers a driver's client after every planned one.
 func (w *World) nextClient() int {
@@ -73,7 +73,7 @@ func (w *World) Workers() int { return len(w.workers) }
 // worker came back with its in-memory de-duplication empty.
 func (w *World) CrashWorker(i int) {
 	wk := w.workers[i]
-	if !w.k.group(wk.group).crashed {
+	if !w.k.Group(wk.group).Crashed() {
 		p := &Point{Kind: PointWorker, Actor: wk.group + "/driver", Group: wk.group}
 		w.recordFault(nil, p, Fault{Kind: "DriverCrash", Effect: EffectCrash}, wk.group)
 	}

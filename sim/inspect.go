@@ -46,7 +46,7 @@ type GroupView struct {
 // reaches step, and returns what the world held there. The world is spent.
 func (w *World) RunToStep(step uint64) (WorldState, error) {
 	w.Start()
-	halt := func() bool { return w.k.step >= step }
+	halt := func() bool { return w.k.Step() >= step }
 	err := w.k.Run(w.cfg.FaultPhase, halt)
 	if err == nil && !halt() {
 		err = w.heal(halt)
@@ -59,7 +59,7 @@ func (w *World) RunToStep(step uint64) (WorldState, error) {
 // Inspect reads the world's state straight from the store and the kernel.
 func (w *World) Inspect() WorldState {
 	k := w.k
-	st := WorldState{Step: k.step, Time: k.now}
+	st := WorldState{Step: k.Step(), Time: k.Now()}
 	for _, key := range w.store.Keys() {
 		if id, ok := w.obs.JobKey(key); ok {
 			j := w.obs.Job(w.store, key)
@@ -78,16 +78,10 @@ func (w *World) Inspect() WorldState {
 	for _, name := range names {
 		st.InFlight = append(st.InFlight, w.bus.unsettled[name])
 	}
-	groups := make([]string, 0, len(k.groups))
-	for name := range k.groups {
-		groups = append(groups, name)
-	}
-	sort.Strings(groups)
-	for _, name := range groups {
-		g := k.groups[name]
-		v := GroupView{Name: name, Crashed: g.crashed}
-		if g.pausedUntil > k.now {
-			v.PausedUntil = g.pausedUntil
+	for _, g := range k.Groups() {
+		v := GroupView{Name: g.Name, Crashed: g.Crashed()}
+		if g.PausedUntil() > k.Now() {
+			v.PausedUntil = g.PausedUntil()
 		}
 		st.Groups = append(st.Groups, v)
 	}

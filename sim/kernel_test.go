@@ -2,12 +2,14 @@ package sim
 
 import (
 	"context"
-	"github.com/dispatchsim/dispatchsim/systems/cordum"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/dispatchsim/dispatchsim/sim/kernel"
+	"github.com/dispatchsim/dispatchsim/systems/cordum"
 )
 
 // A replica paused longer than the lock TTL loses its job lock in virtual time;
@@ -27,25 +29,25 @@ func TestLockExpiresUnderPausedReplica(t *testing.T) {
 		require.NoError(t, err)
 		require.True(t, ok)
 		firstTTL = c1.PTTL(ctx, lockKey).Val()
-		k.PauseGroup("replica-1", k.now+90*time.Second)
-		ActorOf(ctx).Yield() // paused here for 90s
+		k.PauseGroup("replica-1", k.Now()+90*time.Second)
+		kernel.ActorOf(ctx).Yield() // paused here for 90s
 		v, err := c1.Get(ctx, lockKey).Result()
 		require.NoError(t, err)
 		require.Equal(t, "token-2", v, "the lock moved on while we were paused")
 	})
 	k.At(time.Second, func() {
 		k.Spawn("replica-2", "taker", func(ctx context.Context) {
-			a := ActorOf(ctx)
+			a := kernel.ActorOf(ctx)
 			for i := 0; i < 400; i++ {
 				ok, err := c2.SetNX(ctx, lockKey, "token-2", 60*time.Second).Result()
 				require.NoError(t, err)
 				if ok {
 					takenOver = true
-					require.GreaterOrEqual(t, k.now, 60*time.Second, "not before the TTL ran out")
-					require.Less(t, k.now, 61*time.Second)
+					require.GreaterOrEqual(t, k.Now(), 60*time.Second, "not before the TTL ran out")
+					require.Less(t, k.Now(), 61*time.Second)
 					return
 				}
-				a.SleepUntil(k.now + 500*time.Millisecond)
+				a.SleepUntil(k.Now() + 500*time.Millisecond)
 			}
 		})
 	})
@@ -53,25 +55,6 @@ func TestLockExpiresUnderPausedReplica(t *testing.T) {
 	require.Equal(t, 60*time.Second, firstTTL)
 	require.True(t, takenOver)
 	require.Contains(t, string(w.Trace().Bytes()), "actor=replica-1/holder redis get")
-}
-
-// A run that can never progress is reported as a deadlock with the trace tail,
-// not a hang.
-func TestDeadlockIsReported(t *testing.T) {
-	w := NewWorld(Config{System: cordum.System{}, Seed: 1, KeepTrace: true})
-	t.Cleanup(w.store.close)
-	k := w.k
-	k.Spawn("g", "stuck", func(ctx context.Context) {
-		a := ActorOf(ctx)
-		a.runnable = false
-		a.park() // nothing will ever wake it
-	})
-	err := k.Run(time.Hour, nil)
-	var dl *ErrDeadlock
-	require.ErrorAs(t, err, &dl)
-	require.Equal(t, []string{"g/stuck"}, dl.Actors)
-	require.True(t, strings.Contains(dl.Tail, "actor=g/stuck run"), dl.Tail)
-	k.Shutdown()
 }
 
 // A store call from a goroutine that does not hold the baton is a harness bug
@@ -105,42 +88,4 @@ func TestEngineRunsOnVirtualTime(t *testing.T) {
 	require.NoError(t, res.Err)
 	wall := time.Since(start)
 	require.Greater(t, res.History.End, 100*wall, "virtual %s vs wall %s", res.History.End, wall)
-}
-
-func TestParseSeed(t *testing.T) {
-	cases := []struct {
-		in   string
-		want uint64
-		err  string
-	}{
-		{"42", 42, ""},
-		{"0x2a", 42, ""},
-		{"0X2A", 42, ""},
-		{"d4742d3f0c7e4b8a9e1f2a3b4c5d6e7f80911223", 0xd4742d3f0c7e4b8a, ""},
-		{"", 0, "empty"},
-		{"-1", 0, "not a decimal"},
-		{"0xzz", 0, "not valid hex"},
-		{"12abc", 0, "not a decimal"},
-		{"18446744073709551616", 0, "not a decimal"},
-	}
-	for _, c := range cases {
-		got, err := ParseSeed(c.in)
-		if c.err != "" {
-			require.ErrorContains(t, err, c.err, c.in)
-			continue
-		}
-		require.NoError(t, err, c.in)
-		require.Equal(t, c.want, got, c.in)
-	}
-}
-
-func TestSeedTreeChildrenAreIndependent(t *testing.T) {
-	a := SeedTree{Root: 1}.Child("workload")
-	b := SeedTree{Root: 1}.Child("workload")
-	c := SeedTree{Root: 1}.Child("bus")
-	d := SeedTree{Root: 2}.Child("workload")
-	x := a.Uint64()
-	require.Equal(t, x, b.Uint64())
-	require.NotEqual(t, x, c.Uint64())
-	require.NotEqual(t, x, d.Uint64())
 }

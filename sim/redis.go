@@ -14,15 +14,12 @@ import (
 	"github.com/redis/go-redis/v9/maintnotifications"
 
 	"github.com/dispatchsim/dispatchsim/history"
-
+	"github.com/dispatchsim/dispatchsim/sim/kernel"
 	"github.com/dispatchsim/dispatchsim/sut"
 )
 
 // ErrInjected is the error a store command returns when a fault fires.
 var ErrInjected = errors.New("sim: injected store fault")
-
-// errActorDead is what a dead actor's deferred store calls get while it exits.
-var errActorDead = errors.New("sim: actor crashed")
 
 // store is the simulated Redis: one miniredis shared by every group, each group
 // with its own go-redis client whose hook is both the yield point and the fault
@@ -40,12 +37,12 @@ type store struct {
 func newStore(w *World, seed uint64) *store {
 	mr := miniredis.NewMiniRedis()
 	mr.Seed(int(seed & 0x7fffffff))
-	mr.SetTime(w.k.epoch)
+	mr.SetTime(kernel.Epoch)
 	mr.ClockTTL(true)
 	// One Lua VM for every script instead of one per EVALSHA (patched
 	// miniredis, third_party/): read-only globals keep scripts apart.
 	mr.ReuseLua(true)
-	w.k.onAdvance = append(w.k.onAdvance, mr.SetTime)
+	w.k.OnAdvance(mr.SetTime)
 	return &store{w: w, mr: mr, states: map[string]observed{}, scripts: map[string]string{},
 		lockKeys: map[string]string{}}
 }
@@ -174,11 +171,11 @@ func (h *storeHook) DialHook(next redis.DialHook) redis.DialHook { return next }
 func (h *storeHook) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
 	return func(ctx context.Context, cmds []redis.Cmder) error {
 		k := h.s.w.k
-		a := k.mustCurrent(ctx, "redis pipeline")
-		sent := k.now
+		a := k.Current(ctx, "redis pipeline")
+		sent := k.Now()
 		a.Yield()
 		err := next(ctx, cmds)
-		k.tracef(a.name, "redis pipeline n=%d err=%v", len(cmds), err)
+		k.Tracef(a.Name(), "redis pipeline n=%d err=%v", len(cmds), err)
 		for _, c := range cmds {
 			h.observe(a, c, sent)
 		}
@@ -203,8 +200,8 @@ func (h *storeHook) countFailedJobRead(ctx context.Context, cmd redis.Cmder, err
 	if err == nil || errors.Is(err, redis.Nil) || handshake[name] || !readOnly[name] {
 		return
 	}
-	a := ActorOf(ctx)
-	if a == nil || !strings.HasPrefix(a.grp.Name, "replica-") {
+	a := kernel.ActorOf(ctx)
+	if a == nil || !strings.HasPrefix(a.Group().Name, "replica-") {
 		return
 	}
 	w := h.s.w
@@ -222,18 +219,18 @@ func (h *storeHook) process(next redis.ProcessHook) redis.ProcessHook {
 		name := strings.ToLower(cmd.Name())
 		if handshake[name] {
 			err := next(ctx, cmd)
-			k.tracef(actorName(ctx), "redis handshake %s err=%v", name, err)
+			k.Tracef(actorName(ctx), "redis handshake %s err=%v", name, err)
 			return err
 		}
-		a := k.holdsBaton(ctx)
+		a := k.HoldsBaton(ctx)
 		if a == nil {
-			a = k.mustCurrent(ctx, "redis "+name)
+			a = k.Current(ctx, "redis "+name)
 		}
-		if a.exiting {
-			cmd.SetErr(errActorDead)
-			return errActorDead
+		if a.Exiting() {
+			cmd.SetErr(kernel.ErrActorDead)
+			return kernel.ErrActorDead
 		}
-		sent := k.now
+		sent := k.Now()
 		a.Yield()
 
 		args := cmd.Args()
@@ -242,7 +239,7 @@ func (h *storeHook) process(next redis.ProcessHook) redis.ProcessHook {
 		var fired bool
 		var target string // only a fault needs it as a string
 		if w.faultsArmed() {
-			p = &Point{Kind: PointRedis, Actor: a.name, Group: a.grp.Name, Cmd: name, Args: args,
+			p = &Point{Kind: PointRedis, Actor: a.Name(), Group: a.Group().Name, Cmd: name, Args: args,
 				Write: !readOnly[name], Key: firstKey(name, args), Fact: w.obs.Command(name, args)}
 			if f, fired = w.fault(p); fired {
 				target = h.describe(name, args)
@@ -258,34 +255,34 @@ func (h *storeHook) process(next redis.ProcessHook) redis.ProcessHook {
 			switch f.Effect {
 			case EffectFailBeforeApply:
 				cmd.SetErr(ErrInjected)
-				k.tracef(a.name, "redis %s -> injected error, not applied", target)
+				k.Tracef(a.Name(), "redis %s -> injected error, not applied", target)
 				return ErrInjected
 			case EffectCrash:
 				w.crash(a)
-				a.exitIfDead()
+				a.ExitIfDead()
 			case EffectPause:
-				k.PauseGroup(a.grp.Name, k.now+f.Duration)
+				k.PauseGroup(a.Group().Name, k.Now()+f.Duration)
 				a.Yield()
 			case EffectDelay:
-				a.SleepUntil(k.now + f.Duration)
+				a.SleepUntil(k.Now() + f.Duration)
 			}
 		}
 
 		err := next(ctx, cmd)
-		line := append(k.traceStart(a.name), "redis "...)
+		line := append(k.TraceStart(a.Name()), "redis "...)
 		line = appendTarget(line, name, args)
 		line = append(line, " -> "...)
-		k.traceEnd(appendReply(line, err))
+		k.TraceEnd(appendReply(line, err))
 		h.observe(a, cmd, sent)
 		if fired {
 			switch f.Effect {
 			case EffectReplyLostAfterApply:
 				cmd.SetErr(ErrInjected)
-				k.tracef(a.name, "redis reply lost")
+				k.Tracef(a.Name(), "redis reply lost")
 				return ErrInjected
 			case EffectCrashAfterApply:
 				w.crash(a)
-				a.exitIfDead()
+				a.ExitIfDead()
 			}
 		}
 		return err
@@ -295,7 +292,7 @@ func (h *storeHook) process(next redis.ProcessHook) redis.ProcessHook {
 // observe records every transition the command committed (a new version, even
 // to the same state), read straight from
 // miniredis (no client, no yield).
-func (h *storeHook) observe(a *Actor, cmd redis.Cmder, sent time.Duration) {
+func (h *storeHook) observe(a *kernel.Actor, cmd redis.Cmder, sent time.Duration) {
 	name := strings.ToLower(cmd.Name())
 	if readOnly[name] || cmd.Err() != nil && !errors.Is(cmd.Err(), redis.Nil) {
 		return
@@ -315,21 +312,21 @@ func (h *storeHook) observe(a *Actor, cmd redis.Cmder, sent time.Duration) {
 			continue
 		}
 		h.s.states[id] = observed{state: st, version: v}
-		w.hist.States = append(w.hist.States, StateChange{Step: w.k.step, Time: w.k.now, Actor: a.name,
+		w.hist.States = append(w.hist.States, StateChange{Step: w.k.Step(), Time: w.k.Now(), Actor: a.Name(),
 			JobID: id, From: prev.state, To: st, Version: v, Sent: sent, Token: fact.Token, Holder: h.lockHolder(id)})
-		w.k.tracef(a.name, "state %s %s -> %s v%d", id, history.StateOrNone(prev.state), st, v)
+		w.k.Tracef(a.Name(), "state %s %s -> %s v%d", id, history.StateOrNone(prev.state), st, v)
 		w.onState(id, st)
 	}
 }
 
 // observeLock records who holds a job's lock after a command on it.
-func (h *storeHook) observeLock(a *Actor, fact sut.CommandFact) {
+func (h *storeHook) observeLock(a *kernel.Actor, fact sut.CommandFact) {
 	w := h.s.w
 	holder, _ := h.s.Get(fact.LockKey)
-	ev := LockEvent{Step: w.k.step, Time: w.k.now, Actor: a.name, JobID: fact.JobID, Token: fact.Token,
+	ev := LockEvent{Step: w.k.Step(), Time: w.k.Now(), Actor: a.Name(), JobID: fact.JobID, Token: fact.Token,
 		Held: holder == fact.Token}
 	if ev.Held {
-		ev.Until = w.k.now + h.s.TTL(fact.LockKey)
+		ev.Until = w.k.Now() + h.s.TTL(fact.LockKey)
 	}
 	w.hist.Locks = append(w.hist.Locks, ev)
 	h.s.lockKeys[fact.JobID] = fact.LockKey
@@ -418,8 +415,8 @@ func shortSHA(s string) string {
 }
 
 func actorName(ctx context.Context) string {
-	if a := ActorOf(ctx); a != nil {
-		return a.name
+	if a := kernel.ActorOf(ctx); a != nil {
+		return a.Name()
 	}
 	return "<none>"
 }

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"time"
 
+	"github.com/dispatchsim/dispatchsim/sim/kernel"
 	"github.com/dispatchsim/dispatchsim/sut"
 )
 
@@ -99,7 +100,7 @@ func (h dispatchHandler) Handle(ctx context.Context, v any) sut.Settle {
 func (wk *worker) accept(ctx context.Context, pkt sut.Dispatch) sut.Settle {
 	key := fmt.Sprintf("%s/%d", pkt.JobID, pkt.Gen)
 	if !wk.w.cfg.Workers.NoDedup && wk.seen[key] {
-		wk.w.k.tracef(ActorOf(ctx).name, "worker skips duplicate %s", key)
+		wk.w.k.Tracef(kernel.ActorOf(ctx).Name(), "worker skips duplicate %s", key)
 		return sut.Ack()
 	}
 	if wk.gate != nil {
@@ -108,7 +109,7 @@ func (wk *worker) accept(ctx context.Context, pkt sut.Dispatch) sut.Settle {
 			return sut.NakAfter(time.Second) // the store is unsure: ask again
 		}
 		if !first {
-			wk.w.k.tracef(ActorOf(ctx).name, "worker consumer refuses %s", key)
+			wk.w.k.Tracef(kernel.ActorOf(ctx).Name(), "worker consumer refuses %s", key)
 			return sut.Ack()
 		}
 	}
@@ -120,17 +121,17 @@ func (wk *worker) accept(ctx context.Context, pkt sut.Dispatch) sut.Settle {
 
 func (wk *worker) run(ctx context.Context, pkt sut.Dispatch) {
 	w, k := wk.w, wk.w.k
-	a := ActorOf(ctx)
+	a := kernel.ActorOf(ctx)
 	prof := w.cfg.Workers
-	w.hist.Executions = append(w.hist.Executions, Execution{Step: k.step, Time: k.now, Worker: wk.spec.ID,
+	w.hist.Executions = append(w.hist.Executions, Execution{Step: k.Step(), Time: k.Now(), Worker: wk.spec.ID,
 		JobID: pkt.JobID, Gen: pkt.Gen, DispatchID: pkt.ID})
-	k.tracef(a.name, "execute %s gen=%d", pkt.JobID, pkt.Gen)
+	k.Tracef(a.Name(), "execute %s gen=%d", pkt.JobID, pkt.Gen)
 	span := int64(prof.JobDurationMax - prof.JobDurationMin)
 	d := prof.JobDurationMin
 	if span > 0 {
 		d += time.Duration(wk.rng.Int64N(span))
 	}
-	a.SleepUntil(k.now + d)
+	a.SleepUntil(k.Now() + d)
 
 	status := sut.Succeeded
 	switch r := wk.rng.Float64(); {
@@ -140,15 +141,15 @@ func (wk *worker) run(ctx context.Context, pkt sut.Dispatch) {
 		status = sut.FailedRetryable
 	}
 	results := []sut.Outcome{status}
-	p := &Point{Kind: PointWorker, Actor: a.name, Group: wk.group, JobID: pkt.JobID}
+	p := &Point{Kind: PointWorker, Actor: a.Name(), Group: wk.group, JobID: pkt.JobID}
 	if f, fired := w.fault(p); fired {
 		w.recordFault(a, p, f, pkt.JobID)
 		switch f.Effect {
 		case EffectCrash:
 			w.crash(a)
-			a.exitIfDead()
+			a.ExitIfDead()
 		case EffectDelay:
-			a.SleepUntil(k.now + f.Duration) // a late result
+			a.SleepUntil(k.Now() + f.Duration) // a late result
 		case EffectDuplicateResult:
 			results = append(results, status)
 		case EffectRetryableAfterSuccess:
@@ -162,14 +163,14 @@ func (wk *worker) run(ctx context.Context, pkt sut.Dispatch) {
 		// A result the broker refused is retried, as a worker's client would.
 		// Recorded as it is sent: the engine may apply it before the
 		// publish returns to the worker.
-		w.hist.Reports = append(w.hist.Reports, WorkerReport{Step: k.step, Time: k.now, Worker: wk.spec.ID,
+		w.hist.Reports = append(w.hist.Reports, WorkerReport{Step: k.Step(), Time: k.Now(), Worker: wk.spec.ID,
 			JobID: pkt.JobID, Gen: pkt.Gen, DispatchID: pkt.ID, Outcome: string(st),
 			ResultPtr: w.obs.Message(subject, msg.Data).ResultPtr})
 		for try := 0; try < 5; try++ {
 			if err := pub.Publish(ctx, subject, msg); err == nil {
 				break
 			}
-			a.SleepUntil(k.now + time.Second)
+			a.SleepUntil(k.Now() + time.Second)
 		}
 	}
 	wk.active--
@@ -178,25 +179,25 @@ func (wk *worker) run(ctx context.Context, pkt sut.Dispatch) {
 // crash takes the worker down: in-flight jobs are lost, and it restarts later.
 func (wk *worker) crash() {
 	k := wk.w.k
-	if k.group(wk.group).crashed {
+	if k.Group(wk.group).Crashed() {
 		return
 	}
 	k.CrashGroup(wk.group)
-	k.tracef(wk.group, "worker crashed")
-	k.At(k.now+wk.w.cfg.Workers.RestartAfter, func() {
-		k.tracef(wk.group, "worker restarted")
+	k.Tracef(wk.group, "worker crashed")
+	k.At(k.Now()+wk.w.cfg.Workers.RestartAfter, func() {
+		k.Tracef(wk.group, "worker restarted")
 		wk.w.startWorker(wk)
 	})
 }
 
 func (wk *worker) heartbeatLoop(ctx context.Context) {
 	w, k := wk.w, wk.w.k
-	a := ActorOf(ctx)
+	a := kernel.ActorOf(ctx)
 	pub := w.bus.Publisher(wk.group)
 	for {
 		subject, msg := w.proto.Heartbeat(sut.Heartbeat{WorkerID: wk.spec.ID, Pool: wk.spec.Pool, Active: wk.active,
 			Parallel: wk.spec.MaxParallel, CPU: wk.spec.CPU + float64(wk.rng.IntN(10)), GPU: wk.spec.GPU})
 		_ = pub.Publish(ctx, subject, msg)
-		a.SleepUntil(k.now + w.cfg.Workers.HeartbeatInterval)
+		a.SleepUntil(k.Now() + w.cfg.Workers.HeartbeatInterval)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/redis/go-redis/v9"
 
+	"github.com/dispatchsim/dispatchsim/sim/kernel"
 	"github.com/dispatchsim/dispatchsim/sut"
 )
 
@@ -133,8 +134,8 @@ func (c Config) withDefaults() Config {
 type World struct {
 	cfg      Config
 	seeds    SeedTree
-	k        *Kernel
-	trace    *Trace
+	k        *kernel.Kernel
+	trace    *kernel.Trace
 	store    *store
 	bus      *Bus
 	hist     *History
@@ -175,12 +176,12 @@ type replica struct {
 // NewWorld builds a world; nothing runs until Run.
 func NewWorld(cfg Config) *World {
 	cfg = cfg.withDefaults()
-	trace := newTrace(cfg.KeepTrace)
+	trace := kernel.NewTrace(cfg.KeepTrace)
 	seeds := SeedTree{Root: cfg.Seed}
 	w := &World{cfg: cfg, seeds: seeds, trace: trace, hist: &History{}, nonTerminal: map[string]bool{}}
-	w.k = newKernel(seeds.Child("scheduler"), trace)
+	w.k = kernel.New(seeds.Child("scheduler"), trace)
 	w.store = newStore(w, cfg.Seed)
-	w.k.onStall = w.store.mr.Close
+	w.k.OnStall(w.store.mr.Close)
 	w.obs, w.spec, w.proto = cfg.System.Observer(), cfg.System.Spec(cfg.Options), cfg.System.Worker()
 	w.bus = newBus(w, cfg.Bus, seeds.Child("bus"))
 	w.gatewayRegistry = prometheus.NewRegistry()
@@ -209,13 +210,13 @@ func NewWorld(cfg Config) *World {
 }
 
 // Kernel exposes the scheduler for scenarios that stage events at fixed times.
-func (w *World) Kernel() *Kernel { return w.k }
+func (w *World) Kernel() *kernel.Kernel { return w.k }
 
 // History is the ground truth recorded so far.
 func (w *World) History() *History { return w.hist }
 
 // Trace is the decision log.
-func (w *World) Trace() *Trace { return w.trace }
+func (w *World) Trace() *kernel.Trace { return w.trace }
 
 // Config is the world's configuration with defaults filled in.
 func (w *World) Config() Config { return w.cfg }
@@ -243,18 +244,18 @@ func (w *World) fault(p *Point) (Fault, bool) {
 	if !w.faultsArmed() {
 		return Fault{}, false
 	}
-	p.Step, p.Time, p.Spec = w.k.step, w.k.now, &w.spec
+	p.Step, p.Time, p.Spec = w.k.Step(), w.k.Now(), &w.spec
 	return w.cfg.Injector.At(p)
 }
 
-func (w *World) recordFault(a *Actor, p *Point, f Fault, target string) {
+func (w *World) recordFault(a *kernel.Actor, p *Point, f Fault, target string) {
 	name := p.Actor
 	if a != nil {
-		name = a.name
+		name = a.Name()
 	}
-	w.hist.Faults = append(w.hist.Faults, FaultRecord{Step: w.k.step, Time: w.k.now, Actor: name,
+	w.hist.Faults = append(w.hist.Faults, FaultRecord{Step: w.k.Step(), Time: w.k.Now(), Actor: name,
 		Kind: f.Kind, Effect: f.Effect, Point: p.Kind, Target: target})
-	w.k.tracef(name, "fault %s (%s) at %s %s", f.Kind, f.Effect, p.Kind, target)
+	w.k.Tracef(name, "fault %s (%s) at %s %s", f.Kind, f.Effect, p.Kind, target)
 }
 
 func (w *World) onState(jobID string, st string) {
@@ -306,8 +307,8 @@ func (w *World) startReplica(r *replica) {
 
 // crash takes down the process actor a runs in: a replica or a worker crashes
 // whole and restarts after its delay; a client or gateway call just dies.
-func (w *World) crash(a *Actor) {
-	group := a.grp.Name
+func (w *World) crash(a *kernel.Actor) {
+	group := a.Group().Name
 	for i, r := range w.replicas {
 		if r.name == group {
 			w.CrashReplica(i)
@@ -320,40 +321,40 @@ func (w *World) crash(a *Actor) {
 			return
 		}
 	}
-	a.kill()
+	a.Kill()
 }
 
 // CrashReplica takes replica i (0-based) down now and restarts it after the
 // configured delay. Its in-flight messages come back after the ack wait.
 func (w *World) CrashReplica(i int) {
 	r := w.replicas[i]
-	if w.k.group(r.name).crashed {
+	if w.k.Group(r.name).Crashed() {
 		return
 	}
 	w.k.CrashGroup(r.name)
-	w.k.tracef(r.name, "replica crashed")
-	w.k.At(w.k.now+w.cfg.ReplicaRestartAfter, func() {
-		w.k.tracef(r.name, "replica restarted")
+	w.k.Tracef(r.name, "replica crashed")
+	w.k.At(w.k.Now()+w.cfg.ReplicaRestartAfter, func() {
+		w.k.Tracef(r.name, "replica restarted")
 		w.startReplica(r)
 	})
 }
 
 // PauseReplica stops replica i from running for d of virtual time.
 func (w *World) PauseReplica(i int, d time.Duration) {
-	w.k.tracef(w.replicas[i].name, "replica paused for %s", d)
-	w.k.PauseGroup(w.replicas[i].name, w.k.now+d)
+	w.k.Tracef(w.replicas[i].name, "replica paused for %s", d)
+	w.k.PauseGroup(w.replicas[i].name, w.k.Now()+d)
 }
 
 // SetRouting replaces every live replica's routing now (a config rollout).
 func (w *World) SetRouting(r sut.Routing) {
 	w.cfg.Options.Routing = r
-	w.hist.Routing = append(w.hist.Routing, RoutingChange{Step: w.k.step, Time: w.k.now, Routing: r.Clone()})
+	w.hist.Routing = append(w.hist.Routing, RoutingChange{Step: w.k.Step(), Time: w.k.Now(), Routing: r.Clone()})
 	for _, rep := range w.replicas {
 		if rep.sys != nil {
 			rep.sys.SetRouting(r)
 		}
 	}
-	w.k.tracef("config", "routing replaced")
+	w.k.Tracef("config", "routing replaced")
 }
 
 // Replicas counts the scheduler replicas.
@@ -425,24 +426,24 @@ func (w *World) scheduleWorkload() {
 func (w *World) submit(ctx context.Context, client int, req sut.Job) {
 	defer func() { w.clientsPending-- }()
 	k := w.k
-	a := ActorOf(ctx)
-	op := ClientOp{Client: client, Kind: OpSubmit, Key: req.ID, Input: req.Topic, Call: k.now, CallStep: k.step}
-	job := SubmittedJob{JobID: req.ID, Topic: req.Topic, At: k.now, Requires: req.Requires}
+	a := kernel.ActorOf(ctx)
+	op := ClientOp{Client: client, Kind: OpSubmit, Key: req.ID, Input: req.Topic, Call: k.Now(), CallStep: k.Step()}
+	job := SubmittedJob{JobID: req.ID, Topic: req.Topic, At: k.Now(), Requires: req.Requires}
 	var err error
 	for try := 0; try < 5; try++ {
 		if err = w.gateway.Submit(ctx, req); err == nil {
 			break
 		}
-		a.SleepUntil(k.now + time.Second)
+		a.SleepUntil(k.Now() + time.Second)
 	}
 	// Accepted when the broker stored any of the attempts (an ambiguous failure
 	// stores it too): the ground truth, not the client's view.
 	for _, p := range w.hist.Publishes {
-		if p.Actor == a.name && p.JobID == req.ID && p.Stored() {
+		if p.Actor == a.Name() && p.JobID == req.ID && p.Stored() {
 			job.Accepted = true
 		}
 	}
-	op.Return, op.RetStep = k.now, k.step
+	op.Return, op.RetStep = k.Now(), k.Step()
 	op.Output = "ok"
 	if err != nil {
 		op.Output, op.Unknown = "error", true
@@ -462,9 +463,9 @@ func (w *World) nonTerminalSeen(jobID string) bool {
 
 func (w *World) cancel(ctx context.Context, client int, jobID string) {
 	defer func() { w.clientsPending-- }()
-	op := ClientOp{Client: client, Kind: OpCancel, Key: jobID, Call: w.k.now, CallStep: w.k.step}
+	op := ClientOp{Client: client, Kind: OpCancel, Key: jobID, Call: w.k.Now(), CallStep: w.k.Step()}
 	err := w.gateway.Cancel(ctx, jobID)
-	op.Return, op.RetStep, op.Output = w.k.now, w.k.step, "ok"
+	op.Return, op.RetStep, op.Output = w.k.Now(), w.k.Step(), "ok"
 	if err != nil {
 		op.Output, op.Unknown = "error", true
 	}
@@ -473,9 +474,9 @@ func (w *World) cancel(ctx context.Context, client int, jobID string) {
 
 func (w *World) status(ctx context.Context, client int, jobID string) {
 	defer func() { w.clientsPending-- }()
-	op := ClientOp{Client: client, Kind: OpStatus, Key: jobID, Call: w.k.now, CallStep: w.k.step}
+	op := ClientOp{Client: client, Kind: OpStatus, Key: jobID, Call: w.k.Now(), CallStep: w.k.Step()}
 	st, err := w.gateway.Status(ctx, jobID)
-	op.Return, op.RetStep = w.k.now, w.k.step
+	op.Return, op.RetStep = w.k.Now(), w.k.Step()
 	switch {
 	case err == nil:
 		op.Output = st
@@ -512,7 +513,7 @@ func (w *World) Run() *Result {
 // Start boots the world: the injector's setup, the replicas, the workers and
 // the planned workload. Nothing runs until Advance or Finish.
 func (w *World) Start() {
-	w.stopWatch = w.k.watch(w.cfg.WatchdogWall)
+	w.stopWatch = w.k.Watch(w.cfg.WatchdogWall)
 	if s, ok := w.cfg.Injector.(WorldSetup); ok {
 		s.SetupWorld(w)
 	}
@@ -529,7 +530,7 @@ func (w *World) Start() {
 
 // Advance runs the fault phase on for d of virtual time.
 func (w *World) Advance(d time.Duration) error {
-	return w.k.Run(w.k.now+d, nil)
+	return w.k.Run(w.k.Now()+d, nil)
 }
 
 // Finish ends the fault phase now, heals and drains, and returns the result.
@@ -543,8 +544,8 @@ func (w *World) finish(err error) *Result {
 	if err == nil {
 		err = w.heal(nil)
 	}
-	w.hist.End = k.now
-	res := &Result{Checksum: w.trace.Checksum(), Steps: k.step, History: w.hist, Err: err}
+	w.hist.End = k.Now()
+	res := &Result{Checksum: w.trace.Checksum(), Steps: k.Step(), History: w.hist, Err: err}
 	res.Final, res.DLQ = w.snapshot()
 	res.Admission = w.snapshotAdmission()
 	k.Shutdown()
@@ -557,9 +558,9 @@ func (w *World) finish(err error) *Result {
 func (w *World) heal(halt func() bool) error {
 	k := w.k
 	w.healing = true
-	w.hist.FaultPhaseEnd = k.now
-	k.tracef("sim", "heal phase")
-	healEnd := k.now + w.cfg.HealBound
+	w.hist.FaultPhaseEnd = k.Now()
+	k.Tracef("sim", "heal phase")
+	healEnd := k.Now() + w.cfg.HealBound
 	ended := false
 	return k.Run(healEnd, func() bool {
 		if halt != nil && halt() {
@@ -567,9 +568,9 @@ func (w *World) heal(halt func() bool) error {
 		}
 		if !ended && w.clientsPending == 0 && len(w.nonTerminal) == 0 {
 			ended = true
-			w.allEndedAt = k.now
+			w.allEndedAt = k.Now()
 		}
-		return ended && k.now >= w.allEndedAt+w.cfg.Drain
+		return ended && k.Now() >= w.allEndedAt+w.cfg.Drain
 	})
 }
 

@@ -1,10 +1,12 @@
 package sim
 
 import (
-	"github.com/dispatchsim/dispatchsim/systems/cordum"
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/dispatchsim/dispatchsim/sim/kernel"
+	"github.com/dispatchsim/dispatchsim/systems/cordum"
 )
 
 func TestWorldRunsJobsToTheEndWithoutFaults(t *testing.T) {
@@ -17,9 +19,9 @@ func TestWorldRunsJobsToTheEndWithoutFaults(t *testing.T) {
 			succeeded++
 		}
 	}
-	require.Equal(t, 50, succeeded, "trace tail:\n%s", tail(w.Trace().Bytes(), 40))
+	require.Equal(t, 50, succeeded, "trace tail:\n%s", kernel.Tail(w.Trace().Bytes(), 40))
 	require.Len(t, res.History.Executions, 50)
-	t.Logf("steps=%d lines=%d redis=%+v end=%s", res.Steps, w.Trace().Lines(), res.History.Redis, fmtTime(res.History.End))
+	t.Logf("steps=%d lines=%d redis=%+v end=%s", res.Steps, w.Trace().Lines(), res.History.Redis, res.History.End)
 }
 
 // Gateway clients start workflow runs with repeating idempotency keys under a

@@ -22,7 +22,7 @@ var Allowed = map[string]struct {
 	Rules []Rule
 	Why   string
 }{
-	"sim/kernel.go": {[]Rule{RuleGoStatement},
+	"sim/kernel/kernel.go": {[]Rule{RuleGoStatement},
 		"the kernel starts each actor's goroutine; an actor runs only while it holds the baton"},
 	"engine/ports.go": {[]Rule{RuleWallClock},
 		"RealClock is the production clock"},

@@ -1,6 +1,27 @@
 package sim
 
-import "github.com/dispatchsim/dispatchsim/history"
+import (
+	"github.com/dispatchsim/dispatchsim/history"
+	"github.com/dispatchsim/dispatchsim/sim/kernel"
+)
+
+// The fault hook's types live in the kernel; the world's users (faults,
+// scenarios) name them here.
+type (
+	Point    = kernel.Point
+	Fault    = kernel.Fault
+	Injector = kernel.Injector
+	SeedTree = kernel.SeedTree
+)
+
+// ParseSeed reads a root seed (see kernel.ParseSeed).
+func ParseSeed(s string) (uint64, error) { return kernel.ParseSeed(s) }
+
+// WorldSetup is implemented by injectors that also shape the world before it
+// runs (clock skew, routing that arrives late, scheduled crashes).
+type WorldSetup interface {
+	SetupWorld(w *World)
+}
 
 // The run record lives in package history; these names keep the simulator's
 // own code short.
