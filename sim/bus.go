@@ -184,10 +184,10 @@ func (b *Bus) publish(ctx context.Context, subject string, msg sut.Message) erro
 		Dispatch: fact.Dispatch}
 	p := &Point{Kind: PointPublish, Actor: a.Name(), Group: a.Group().Name, Subject: subject, MsgID: msg.ID, JobID: jobID,
 		Heartbeat: fact.Heartbeat}
-	f, fired := w.fault(p)
+	f, fired := (*host)(w).Fault(p)
 	stored := true
 	if fired {
-		w.recordFault(a, p, f, subject)
+		(*host)(w).RecordFault(a, p, f, subject)
 		switch f.Effect {
 		case EffectCrash:
 			w.crash(a)
@@ -289,11 +289,11 @@ func (b *Bus) deliver(m *message, queue string, count int) {
 		sub = members[b.rng.IntN(len(members))]
 	}
 	clear(members)
-	if b.w.faultsArmed() {
+	if (*host)(b.w).FaultsArmed() {
 		p := &Point{Kind: PointDeliver, Actor: "bus", Group: sub.group, Subject: m.subject, MsgID: m.id,
 			JobID: m.jobID, Delivery: count, Heartbeat: m.heartbeat}
-		if f, fired := b.w.fault(p); fired {
-			b.w.recordFault(nil, p, f, m.subject)
+		if f, fired := (*host)(b.w).Fault(p); fired {
+			(*host)(b.w).RecordFault(nil, p, f, m.subject)
 			switch f.Effect {
 			case EffectDuplicate:
 				k.Tracef("bus", "duplicate delivery %s#%d", m.subject, m.seq)
@@ -333,11 +333,11 @@ func (b *Bus) spawnDelivery(m *message, queue string, sub *subscription, count i
 		k.TraceEnd(strconv.AppendInt(line, int64(count), 10))
 		settle := b.consume(ctx, sub, m)
 		a.Yield() // the ack is a yield point
-		if b.w.faultsArmed() {
+		if (*host)(b.w).FaultsArmed() {
 			p := &Point{Kind: PointAck, Actor: a.Name(), Group: a.Group().Name, Subject: m.subject, MsgID: m.id,
 				JobID: m.jobID, Delivery: count, Heartbeat: m.heartbeat}
-			if f, fired := b.w.fault(p); fired {
-				b.w.recordFault(a, p, f, m.subject)
+			if f, fired := (*host)(b.w).Fault(p); fired {
+				(*host)(b.w).RecordFault(a, p, f, m.subject)
 				switch f.Effect {
 				case EffectCrash:
 					b.w.crash(a)

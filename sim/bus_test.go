@@ -18,7 +18,7 @@ import (
 func busWorld(t *testing.T, cfg BusConfig) *World {
 	t.Helper()
 	w := NewWorld(Config{System: cordum.System{}, Seed: 7, Bus: cfg, KeepTrace: true})
-	t.Cleanup(w.store.close)
+	t.Cleanup(w.store.Close)
 	return w
 }
 

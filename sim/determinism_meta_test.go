@@ -21,8 +21,8 @@ import (
 func mapOrderRun(t *testing.T, fromMap bool) ([]byte, uint64, []string) {
 	t.Helper()
 	w := NewWorld(Config{System: cordum.System{}, Seed: 7, KeepTrace: true})
-	t.Cleanup(w.store.close)
-	c := w.store.client("meta")
+	t.Cleanup(w.store.Close)
+	c := w.store.Client("meta")
 	keys := map[string]bool{}
 	for i := range 16 {
 		keys[fmt.Sprintf("key-%02d", i)] = true

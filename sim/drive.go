@@ -75,7 +75,7 @@ func (w *World) CrashWorker(i int) {
 	wk := w.workers[i]
 	if !w.k.Group(wk.group).Crashed() {
 		p := &Point{Kind: PointWorker, Actor: wk.group + "/driver", Group: wk.group}
-		w.recordFault(nil, p, Fault{Kind: "DriverCrash", Effect: EffectCrash}, wk.group)
+		(*host)(w).RecordFault(nil, p, Fault{Kind: "DriverCrash", Effect: EffectCrash}, wk.group)
 	}
 	wk.crash()
 }
@@ -85,5 +85,5 @@ func (w *World) CrashWorker(i int) {
 func (w *World) Abort() {
 	w.stopWatch()
 	w.k.Shutdown()
-	w.store.close()
+	w.store.Close()
 }

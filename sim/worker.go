@@ -69,7 +69,7 @@ func (w *World) startWorker(wk *worker) {
 	w.k.RestartGroup(wk.group)
 	w.bus.unsubscribeGroup(wk.group)
 	if c, ok := w.proto.(sut.IdempotentConsumer); ok && !w.cfg.Workers.NoDedup && wk.gate == nil {
-		gate, err := c.Consumer(sut.Ports{Redis: w.store.client(wk.group), Clock: w.k.NewClock(wk.group, 0),
+		gate, err := c.Consumer(sut.Ports{Redis: w.store.Client(wk.group), Clock: w.k.NewClock(wk.group, 0),
 			Random: w.seeds.Child(wk.group + "/consumer"), Registerer: w.workerRegistry(), Spawn: w.spawner(wk.group)})
 		if err != nil {
 			panic(fmt.Sprintf("sim: %s consumer: %v", wk.group, err)) // a harness bug, not an input error
@@ -142,8 +142,8 @@ func (wk *worker) run(ctx context.Context, pkt sut.Dispatch) {
 	}
 	results := []sut.Outcome{status}
 	p := &Point{Kind: PointWorker, Actor: a.Name(), Group: wk.group, JobID: pkt.JobID}
-	if f, fired := w.fault(p); fired {
-		w.recordFault(a, p, f, pkt.JobID)
+	if f, fired := (*host)(w).Fault(p); fired {
+		(*host)(w).RecordFault(a, p, f, pkt.JobID)
 		switch f.Effect {
 		case EffectCrash:
 			w.crash(a)

@@ -11,6 +11,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/dispatchsim/dispatchsim/sim/kernel"
+	"github.com/dispatchsim/dispatchsim/sim/store"
 	"github.com/dispatchsim/dispatchsim/sut"
 )
 
@@ -136,7 +137,7 @@ type World struct {
 	seeds    SeedTree
 	k        *kernel.Kernel
 	trace    *kernel.Trace
-	store    *store
+	store    *store.Store
 	bus      *Bus
 	hist     *History
 	replicas []*replica
@@ -158,7 +159,6 @@ type World struct {
 	runsStarted    bool
 	// scriptedClients numbers the clients a driver starts.
 	scriptedClients int
-	nonTerminal     map[string]bool
 	allEndedAt      time.Duration
 }
 
@@ -178,14 +178,13 @@ func NewWorld(cfg Config) *World {
 	cfg = cfg.withDefaults()
 	trace := kernel.NewTrace(cfg.KeepTrace)
 	seeds := SeedTree{Root: cfg.Seed}
-	w := &World{cfg: cfg, seeds: seeds, trace: trace, hist: &History{}, nonTerminal: map[string]bool{}}
+	w := &World{cfg: cfg, seeds: seeds, trace: trace, hist: &History{}}
 	w.k = kernel.New(seeds.Child("scheduler"), trace)
-	w.store = newStore(w, cfg.Seed)
-	w.k.OnStall(w.store.mr.Close)
 	w.obs, w.spec, w.proto = cfg.System.Observer(), cfg.System.Spec(cfg.Options), cfg.System.Worker()
+	w.store = store.New(w.env(), w.spec)
 	w.bus = newBus(w, cfg.Bus, seeds.Child("bus"))
 	w.gatewayRegistry = prometheus.NewRegistry()
-	gw, err := cfg.System.StartGateway(sut.Ports{Redis: w.store.client("gateway"), Bus: w.bus.Publisher("clients"),
+	gw, err := cfg.System.StartGateway(sut.Ports{Redis: w.store.Client("gateway"), Bus: w.bus.Publisher("clients"),
 		Clock: w.k.NewClock("gateway", 0), Random: seeds.Child("gateway"), Registerer: w.gatewayRegistry,
 		Spawn: w.spawner("gateway")}, cfg.Options)
 	if err != nil {
@@ -235,36 +234,40 @@ func (w *World) spawner(group string) sut.Spawn {
 // Seeds is the world's seed tree.
 func (w *World) Seeds() SeedTree { return w.seeds }
 
-// faultsArmed reports whether fault asks the injector at all: callers skip
-// building a Point when it does not.
-func (w *World) faultsArmed() bool { return !w.healing && w.cfg.Injector != nil }
-
-// fault asks the injector, in the fault phase only.
-func (w *World) fault(p *Point) (Fault, bool) {
-	if !w.faultsArmed() {
-		return Fault{}, false
-	}
-	p.Step, p.Time, p.Spec = w.k.Step(), w.k.Now(), &w.spec
-	return w.cfg.Injector.At(p)
+// env is what the world hands the components it hosts.
+func (w *World) env() kernel.Env {
+	return kernel.Env{Kernel: w.k, Host: (*host)(w), History: w.hist, Observer: w.obs, Seeds: w.seeds}
 }
 
-func (w *World) recordFault(a *kernel.Actor, p *Point, f Fault, target string) {
+// host is the world in the role of kernel.Host, kept off World's exported
+// methods.
+type host World
+
+// FaultsArmed reports whether Fault asks the injector at all.
+func (h *host) FaultsArmed() bool { return !h.healing && h.cfg.Injector != nil }
+
+// Fault asks the injector, in the fault phase only.
+func (h *host) Fault(p *Point) (Fault, bool) {
+	if !h.FaultsArmed() {
+		return Fault{}, false
+	}
+	p.Step, p.Time, p.Spec = h.k.Step(), h.k.Now(), &h.spec
+	return h.cfg.Injector.At(p)
+}
+
+// RecordFault puts a fault that fired into the history and the trace.
+func (h *host) RecordFault(a *kernel.Actor, p *Point, f Fault, target string) {
 	name := p.Actor
 	if a != nil {
 		name = a.Name()
 	}
-	w.hist.Faults = append(w.hist.Faults, FaultRecord{Step: w.k.Step(), Time: w.k.Now(), Actor: name,
+	h.hist.Faults = append(h.hist.Faults, FaultRecord{Step: h.k.Step(), Time: h.k.Now(), Actor: name,
 		Kind: f.Kind, Effect: f.Effect, Point: p.Kind, Target: target})
-	w.k.Tracef(name, "fault %s (%s) at %s %s", f.Kind, f.Effect, p.Kind, target)
+	h.k.Tracef(name, "fault %s (%s) at %s %s", f.Kind, f.Effect, p.Kind, target)
 }
 
-func (w *World) onState(jobID string, st string) {
-	if w.spec.IsTerminal(st) {
-		delete(w.nonTerminal, jobID)
-	} else {
-		w.nonTerminal[jobID] = true
-	}
-}
+// Crash takes down the process actor a runs in.
+func (h *host) Crash(a *kernel.Actor) { (*World)(h).crash(a) }
 
 // startReplica boots (or reboots) a scheduler replica: a fresh engine on the
 // shared store and bus, its subscriptions, reconciler and replayer.
@@ -277,7 +280,7 @@ func (w *World) startReplica(r *replica) {
 		skew = w.cfg.ReplicaSkew[r.index]
 	}
 	if r.client == nil {
-		r.client = w.store.client(r.name)
+		r.client = w.store.Client(r.name)
 	}
 	r.registry = prometheus.NewRegistry()
 	r.registries = append(r.registries, r.registry)
@@ -448,17 +451,11 @@ func (w *World) submit(ctx context.Context, client int, req sut.Job) {
 	if err != nil {
 		op.Output, op.Unknown = "error", true
 	}
-	if job.Accepted && !w.nonTerminalSeen(req.ID) {
-		w.nonTerminal[req.ID] = true
+	if job.Accepted {
+		w.store.ExpectJob(req.ID)
 	}
 	w.hist.Ops = append(w.hist.Ops, op)
 	w.hist.Submitted = append(w.hist.Submitted, job)
-}
-
-// nonTerminalSeen reports whether the store already holds a state for the job.
-func (w *World) nonTerminalSeen(jobID string) bool {
-	_, ok := w.store.states[jobID]
-	return ok
 }
 
 func (w *World) cancel(ctx context.Context, client int, jobID string) {
@@ -549,7 +546,7 @@ func (w *World) finish(err error) *Result {
 	res.Final, res.DLQ = w.snapshot()
 	res.Admission = w.snapshotAdmission()
 	k.Shutdown()
-	w.store.close()
+	w.store.Close()
 	return res
 }
 
@@ -566,7 +563,7 @@ func (w *World) heal(halt func() bool) error {
 		if halt != nil && halt() {
 			return true
 		}
-		if !ended && w.clientsPending == 0 && len(w.nonTerminal) == 0 {
+		if !ended && w.clientsPending == 0 && w.store.Unfinished() == 0 {
 			ended = true
 			w.allEndedAt = k.Now()
 		}

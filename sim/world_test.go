@@ -1,7 +1,9 @@
 package sim
 
 import (
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -52,4 +54,26 @@ func TestWorldStartsWorkflowRuns(t *testing.T) {
 		require.Equal(t, "SUCCEEDED", run["status"], "run %s completed", id)
 	}
 	require.Empty(t, res.Admission.Reserved, "no reservation left without its run")
+}
+
+// The engine inside the simulator reads only virtual time: a run ends at a
+// virtual time far beyond the wall time it took.
+func TestEngineRunsOnVirtualTime(t *testing.T) {
+	start := time.Now()
+	w := NewWorld(Config{System: cordum.System{}, Seed: 9, Workload: Workload{Jobs: 5}})
+	w.Start()
+	require.NoError(t, w.Advance(10*time.Minute))
+	jobs := 0
+	for _, key := range w.store.Keys() {
+		if _, ok := w.obs.JobKey(key); ok {
+			jobs++
+			updated := w.store.Field(key, "updated_at")
+			require.True(t, strings.HasPrefix(updated, "1767"), "timestamps come from the virtual epoch (2026-01-01): %s", updated)
+		}
+	}
+	require.Equal(t, 5, jobs)
+	res := w.Finish()
+	require.NoError(t, res.Err)
+	wall := time.Since(start)
+	require.Greater(t, res.History.End, 100*wall, "virtual %s vs wall %s", res.History.End, wall)
 }

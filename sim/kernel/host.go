@@ -63,3 +63,15 @@ type Host interface {
 	RecordFault(a *Actor, p *Point, f Fault, target string)
 	Crash(a *Actor)
 }
+
+// Env is what the world hands each component it hosts (the store, the bus,
+// the workers, the clients): the kernel they run on, the world's fault hook,
+// the run record they append to, the system's observer, and the seed tree
+// their PRNGs come from.
+type Env struct {
+	Kernel   *Kernel
+	Host     Host
+	History  *history.History
+	Observer sut.Observer
+	Seeds    SeedTree
+}
