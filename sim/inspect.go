@@ -1,9 +1,10 @@
 package sim
 
 import (
-	"sort"
 	"strconv"
 	"time"
+
+	"github.com/dispatchsim/dispatchsim/sim/bus"
 )
 
 // WorldState is what a world holds at one step: the engineer's view when a
@@ -29,11 +30,7 @@ type LockView struct {
 }
 
 // InFlight is a delivery a handler holds and has not acked yet.
-type InFlight struct {
-	Subject, MsgID, JobID, Queue, Group string
-	Delivery                            int
-	Since                               time.Duration
-}
+type InFlight = bus.InFlight
 
 // GroupView is a process: crashed, paused until, or up.
 type GroupView struct {
@@ -70,14 +67,7 @@ func (w *World) Inspect() WorldState {
 	for _, l := range w.obs.Locks(w.store) {
 		st.Locks = append(st.Locks, LockView{Key: l.Key, Token: l.Token, TTL: l.TTL})
 	}
-	names := make([]string, 0, len(w.bus.unsettled))
-	for name := range w.bus.unsettled {
-		names = append(names, name)
-	}
-	sort.Strings(names)
-	for _, name := range names {
-		st.InFlight = append(st.InFlight, w.bus.unsettled[name])
-	}
+	st.InFlight = w.bus.Unsettled()
 	for _, g := range k.Groups() {
 		v := GroupView{Name: g.Name, Crashed: g.Crashed()}
 		if g.PausedUntil() > k.Now() {

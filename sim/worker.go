@@ -67,7 +67,7 @@ func (w *World) startWorker(wk *worker) {
 	wk.active = 0
 	wk.seen = map[string]bool{}
 	w.k.RestartGroup(wk.group)
-	w.bus.unsubscribeGroup(wk.group)
+	w.bus.Unsubscribe(wk.group)
 	if c, ok := w.proto.(sut.IdempotentConsumer); ok && !w.cfg.Workers.NoDedup && wk.gate == nil {
 		gate, err := c.Consumer(sut.Ports{Redis: w.store.Client(wk.group), Clock: w.k.NewClock(wk.group, 0),
 			Random: w.seeds.Child(wk.group + "/consumer"), Registerer: w.workerRegistry(), Spawn: w.spawner(wk.group)})
@@ -76,7 +76,7 @@ func (w *World) startWorker(wk *worker) {
 		}
 		wk.gate = gate
 	}
-	w.bus.subscribeHandler(w.proto.Subject(wk.spec.ID), wk.group, wk.group, dispatchHandler{wk})
+	w.bus.SubscribeHandler(w.proto.Subject(wk.spec.ID), wk.group, wk.group, dispatchHandler{wk})
 	w.k.Spawn(wk.group, "heartbeat", wk.heartbeatLoop)
 }
 

@@ -10,6 +10,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/redis/go-redis/v9"
 
+	"github.com/dispatchsim/dispatchsim/sim/bus"
 	"github.com/dispatchsim/dispatchsim/sim/kernel"
 	"github.com/dispatchsim/dispatchsim/sim/store"
 	"github.com/dispatchsim/dispatchsim/sut"
@@ -138,7 +139,7 @@ type World struct {
 	k        *kernel.Kernel
 	trace    *kernel.Trace
 	store    *store.Store
-	bus      *Bus
+	bus      *bus.Bus
 	hist     *History
 	replicas []*replica
 	workers  []*worker
@@ -182,7 +183,7 @@ func NewWorld(cfg Config) *World {
 	w.k = kernel.New(seeds.Child("scheduler"), trace)
 	w.obs, w.spec, w.proto = cfg.System.Observer(), cfg.System.Spec(cfg.Options), cfg.System.Worker()
 	w.store = store.New(w.env(), w.spec)
-	w.bus = newBus(w, cfg.Bus, seeds.Child("bus"))
+	w.bus = bus.New(w.env(), cfg.Bus)
 	w.gatewayRegistry = prometheus.NewRegistry()
 	gw, err := cfg.System.StartGateway(sut.Ports{Redis: w.store.Client("gateway"), Bus: w.bus.Publisher("clients"),
 		Clock: w.k.NewClock("gateway", 0), Random: seeds.Child("gateway"), Registerer: w.gatewayRegistry,
@@ -293,7 +294,7 @@ func (w *World) startReplica(r *replica) {
 		Spawn:      w.spawner(r.name),
 	}
 	b := w.bus
-	b.unsubscribeGroup(r.name)
+	b.Unsubscribe(r.name)
 	sys, err := w.cfg.System.StartReplica(ports, w.cfg.Options)
 	if err != nil {
 		panic(fmt.Sprintf("sim: %s: %v", r.name, err)) // a harness bug, not an input error
@@ -304,7 +305,7 @@ func (w *World) startReplica(r *replica) {
 		if queue == "" {
 			queue = r.name // every replica gets its own copy
 		}
-		b.subscribeHandler(s.Subject, queue, r.name, s.Handler)
+		b.SubscribeHandler(s.Subject, queue, r.name, s.Handler)
 	}
 }
 

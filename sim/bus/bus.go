@@ -1,14 +1,16 @@
-package sim
+package bus
 
 import (
 	"context"
 	"fmt"
 	"math/rand/v2"
 	"reflect"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/dispatchsim/dispatchsim/history"
 	"github.com/dispatchsim/dispatchsim/sim/kernel"
 	"github.com/dispatchsim/dispatchsim/sut"
 )
@@ -20,8 +22,11 @@ type Handler func(ctx context.Context, data []byte) sut.Settle
 // member of each queue), acks, NAK delays, ack-wait redelivery, max deliver and
 // optional de-duplication by message id. It records what it stored.
 type Bus struct {
-	w       *World
-	cfg     BusConfig
+	k       *kernel.Kernel
+	host    kernel.Host
+	hist    *history.History
+	obs     sut.Observer
+	cfg     history.BusConfig
 	rng     *rand.Rand
 	subs    []*subscription
 	seen    map[string]time.Duration // message id -> when stored
@@ -130,8 +135,11 @@ type message struct {
 	valueErr  error
 }
 
-func newBus(w *World, cfg BusConfig, rng *rand.Rand) *Bus {
-	return &Bus{w: w, cfg: cfg.WithDefaults(), rng: rng, seen: map[string]time.Duration{}, unsettled: map[string]InFlight{},
+// New returns the bus of a world; which member of a queue gets a message is
+// drawn from the "bus" PRNG of the seed tree.
+func New(env kernel.Env, cfg history.BusConfig) *Bus {
+	return &Bus{k: env.Kernel, host: env.Host, hist: env.History, obs: env.Observer, cfg: cfg.WithDefaults(),
+		rng: env.Seeds.Child("bus"), seen: map[string]time.Duration{}, unsettled: map[string]InFlight{},
 		decoded: map[reflect.Type]map[string]any{}}
 }
 
@@ -141,14 +149,15 @@ func (b *Bus) Subscribe(subject, queue, group string, h Handler) {
 	b.subs = append(b.subs, &subscription{subject: subject, queue: queue, group: group, handler: h})
 }
 
-// subscribeHandler adds a consumer that takes decoded messages.
-func (b *Bus) subscribeHandler(subject, queue, group string, h sut.Handler) {
+// SubscribeHandler adds a consumer that takes decoded messages: a system's
+// handler or a worker.
+func (b *Bus) SubscribeHandler(subject, queue, group string, h sut.Handler) {
 	b.subs = append(b.subs, &subscription{subject: subject, queue: queue, group: group, decoder: h,
 		decoderType: reflect.TypeOf(h)})
 }
 
-// unsubscribeGroup removes a group's subscriptions (before it resubscribes).
-func (b *Bus) unsubscribeGroup(group string) {
+// Unsubscribe removes a group's subscriptions (before it resubscribes).
+func (b *Bus) Unsubscribe(group string) {
 	kept := b.subs[:0]
 	for _, s := range b.subs {
 		if s.group != group {
@@ -156,6 +165,27 @@ func (b *Bus) unsubscribeGroup(group string) {
 		}
 	}
 	b.subs = kept
+}
+
+// InFlight is a delivery a handler holds and has not acked yet.
+type InFlight struct {
+	Subject, MsgID, JobID, Queue, Group string
+	Delivery                            int
+	Since                               time.Duration
+}
+
+// Unsettled lists the deliveries handlers hold, by actor name.
+func (b *Bus) Unsettled() []InFlight {
+	names := make([]string, 0, len(b.unsettled))
+	for name := range b.unsettled {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	out := make([]InFlight, 0, len(names))
+	for _, name := range names {
+		out = append(out, b.unsettled[name])
+	}
+	return out
 }
 
 // Publisher returns the bus port a group publishes through.
@@ -172,50 +202,50 @@ func (p publisher) Publish(ctx context.Context, subject string, msg sut.Message)
 
 // publish is a yield point and a fault point.
 func (b *Bus) publish(ctx context.Context, subject string, msg sut.Message) error {
-	w, k := b.w, b.w.k
+	k := b.k
 	a := k.Current(ctx, "bus publish")
 	if a.Exiting() {
 		return kernel.ErrActorDead
 	}
 	a.Yield()
-	fact := w.obs.Message(subject, msg.Data)
+	fact := b.obs.Message(subject, msg.Data)
 	jobID := fact.JobID
-	rec := PublishRecord{Actor: a.Name(), Subject: subject, MsgID: msg.ID, JobID: jobID, Gen: fact.Gen,
+	rec := history.PublishRecord{Actor: a.Name(), Subject: subject, MsgID: msg.ID, JobID: jobID, Gen: fact.Gen,
 		Dispatch: fact.Dispatch}
-	p := &Point{Kind: PointPublish, Actor: a.Name(), Group: a.Group().Name, Subject: subject, MsgID: msg.ID, JobID: jobID,
+	p := &kernel.Point{Kind: history.PointPublish, Actor: a.Name(), Group: a.Group().Name, Subject: subject, MsgID: msg.ID, JobID: jobID,
 		Heartbeat: fact.Heartbeat}
-	f, fired := (*host)(w).Fault(p)
+	f, fired := b.host.Fault(p)
 	stored := true
 	if fired {
-		(*host)(w).RecordFault(a, p, f, subject)
+		b.host.RecordFault(a, p, f, subject)
 		switch f.Effect {
-		case EffectCrash:
-			w.crash(a)
+		case history.EffectCrash:
+			b.host.Crash(a)
 			a.ExitIfDead()
-		case EffectDelay:
+		case history.EffectDelay:
 			a.SleepUntil(k.Now() + f.Duration)
-		case EffectFailClean:
+		case history.EffectFailClean:
 			stored = false
 		}
 	}
 	rec.Step, rec.Time = k.Step(), k.Now()
-	failed := fired && (f.Effect == EffectFailClean || f.Effect == EffectFailStored)
+	failed := fired && (f.Effect == history.EffectFailClean || f.Effect == history.EffectFailStored)
 	switch {
 	case !stored:
-		rec.Outcome = PublishFailedClean
+		rec.Outcome = history.PublishFailedClean
 	case b.duplicate(msg.ID):
-		rec.Outcome = PublishDeduplicated
+		rec.Outcome = history.PublishDeduplicated
 		if failed {
-			rec.Outcome = PublishFailedClean // the broker kept nothing new
+			rec.Outcome = history.PublishFailedClean // the broker kept nothing new
 		}
 	default:
-		rec.Outcome = PublishStored
+		rec.Outcome = history.PublishStored
 		if failed {
-			rec.Outcome = PublishFailedStored
+			rec.Outcome = history.PublishFailedStored
 		}
 		b.store(subject, msg, fact)
 	}
-	w.hist.Publishes = append(w.hist.Publishes, rec)
+	b.hist.Publishes = append(b.hist.Publishes, rec)
 	line := append(k.TraceStart(a.Name()), "publish "...)
 	line = append(append(line, subject...), " id="...)
 	line = append(append(line, msg.ID...), " -> "...)
@@ -234,14 +264,14 @@ func (b *Bus) duplicate(id string) bool {
 		return false
 	}
 	at, ok := b.seen[id]
-	return ok && b.w.k.Now()-at < b.cfg.DedupWindow
+	return ok && b.k.Now()-at < b.cfg.DedupWindow
 }
 
 func (b *Bus) store(subject string, msg sut.Message, fact sut.MessageFact) {
 	b.seq++
 	m := &message{seq: b.seq, subject: subject, id: msg.ID, data: msg.Data, jobID: fact.JobID, heartbeat: fact.Heartbeat}
 	if msg.ID != "" {
-		b.seen[msg.ID] = b.w.k.Now()
+		b.seen[msg.ID] = b.k.Now()
 	}
 	var queues []string
 	for _, s := range b.subs {
@@ -266,9 +296,9 @@ func contains(list []string, s string) bool {
 // deliver hands m to one live member of queue, as a new actor. With no live
 // member the message waits an ack-wait and tries again, like a durable consumer.
 func (b *Bus) deliver(m *message, queue string, count int) {
-	k := b.w.k
+	k := b.k
 	if count > b.cfg.MaxDeliver {
-		b.w.hist.Terminated = append(b.w.hist.Terminated, PublishRecord{Step: k.Step(), Time: k.Now(),
+		b.hist.Terminated = append(b.hist.Terminated, history.PublishRecord{Step: k.Step(), Time: k.Now(),
 			Subject: m.subject, MsgID: m.id, JobID: m.jobID})
 		k.Tracef("bus", "terminated %s#%d after %d deliveries", m.subject, m.seq, count-1)
 		return
@@ -289,16 +319,16 @@ func (b *Bus) deliver(m *message, queue string, count int) {
 		sub = members[b.rng.IntN(len(members))]
 	}
 	clear(members)
-	if (*host)(b.w).FaultsArmed() {
-		p := &Point{Kind: PointDeliver, Actor: "bus", Group: sub.group, Subject: m.subject, MsgID: m.id,
+	if b.host.FaultsArmed() {
+		p := &kernel.Point{Kind: history.PointDeliver, Actor: "bus", Group: sub.group, Subject: m.subject, MsgID: m.id,
 			JobID: m.jobID, Delivery: count, Heartbeat: m.heartbeat}
-		if f, fired := (*host)(b.w).Fault(p); fired {
-			(*host)(b.w).RecordFault(nil, p, f, m.subject)
+		if f, fired := b.host.Fault(p); fired {
+			b.host.RecordFault(nil, p, f, m.subject)
 			switch f.Effect {
-			case EffectDuplicate:
+			case history.EffectDuplicate:
 				k.Tracef("bus", "duplicate delivery %s#%d", m.subject, m.seq)
 				b.spawnDelivery(m, queue, sub, count)
-			case EffectDelay:
+			case history.EffectDelay:
 				k.At(k.Now()+f.Duration, func() { b.spawnDelivery(m, queue, sub, count) })
 				return
 			}
@@ -310,7 +340,7 @@ func (b *Bus) deliver(m *message, queue string, count int) {
 // spawnDelivery runs the handler as an actor of the member's group and settles
 // the delivery: ack, NAK with delay, or (no ack in time) redelivery after ack wait.
 func (b *Bus) spawnDelivery(m *message, queue string, sub *subscription, count int) {
-	k := b.w.k
+	k := b.k
 	settled := false
 	b.inflight++
 	name := deliveryName(m.subject, m.seq, count)
@@ -333,16 +363,16 @@ func (b *Bus) spawnDelivery(m *message, queue string, sub *subscription, count i
 		k.TraceEnd(strconv.AppendInt(line, int64(count), 10))
 		settle := b.consume(ctx, sub, m)
 		a.Yield() // the ack is a yield point
-		if (*host)(b.w).FaultsArmed() {
-			p := &Point{Kind: PointAck, Actor: a.Name(), Group: a.Group().Name, Subject: m.subject, MsgID: m.id,
+		if b.host.FaultsArmed() {
+			p := &kernel.Point{Kind: history.PointAck, Actor: a.Name(), Group: a.Group().Name, Subject: m.subject, MsgID: m.id,
 				JobID: m.jobID, Delivery: count, Heartbeat: m.heartbeat}
-			if f, fired := (*host)(b.w).Fault(p); fired {
-				(*host)(b.w).RecordFault(a, p, f, m.subject)
+			if f, fired := b.host.Fault(p); fired {
+				b.host.RecordFault(a, p, f, m.subject)
 				switch f.Effect {
-				case EffectCrash:
-					b.w.crash(a)
+				case history.EffectCrash:
+					b.host.Crash(a)
 					a.ExitIfDead()
-				case EffectAckLost:
+				case history.EffectAckLost:
 					k.Tracef(a.Name(), "ack lost %s#%d", m.subject, m.seq)
 					return
 				}
