@@ -66,19 +66,12 @@ func (w *World) StartRun(key string) {
 }
 
 // Workers counts the workers.
-func (w *World) Workers() int { return len(w.workers) }
+func (w *World) Workers() int { return w.workers.Len() }
 
 // CrashWorker takes worker i (0-based) down now; it restarts after its delay.
 // The crash goes into the history like a fault's, so the checkers know the
 // worker came back with its in-memory de-duplication empty.
-func (w *World) CrashWorker(i int) {
-	wk := w.workers[i]
-	if !w.k.Group(wk.group).Crashed() {
-		p := &Point{Kind: PointWorker, Actor: wk.group + "/driver", Group: wk.group}
-		(*host)(w).RecordFault(nil, p, Fault{Kind: "DriverCrash", Effect: EffectCrash}, wk.group)
-	}
-	wk.crash()
-}
+func (w *World) CrashWorker(i int) { w.workers.Crash(i) }
 
 // Abort stops a started world that will not be finished (a driver that
 // failed midway) and frees its actors and store.

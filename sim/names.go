@@ -3,6 +3,7 @@ package sim
 import (
 	"github.com/dispatchsim/dispatchsim/history"
 	"github.com/dispatchsim/dispatchsim/sim/kernel"
+	"github.com/dispatchsim/dispatchsim/sim/workers"
 )
 
 // The fault hook's types live in the kernel; the world's users (faults,
@@ -12,6 +13,12 @@ type (
 	Fault    = kernel.Fault
 	Injector = kernel.Injector
 	SeedTree = kernel.SeedTree
+)
+
+// The workers' types live in sim/workers; a world's config names them here.
+type (
+	WorkerSpec    = workers.Spec
+	WorkerProfile = workers.Profile
 )
 
 // ParseSeed reads a root seed (see kernel.ParseSeed).

@@ -13,6 +13,7 @@ import (
 	"github.com/dispatchsim/dispatchsim/sim/bus"
 	"github.com/dispatchsim/dispatchsim/sim/kernel"
 	"github.com/dispatchsim/dispatchsim/sim/store"
+	"github.com/dispatchsim/dispatchsim/sim/workers"
 	"github.com/dispatchsim/dispatchsim/sut"
 )
 
@@ -89,7 +90,7 @@ func (c Config) withDefaults() Config {
 			{ID: "g1", Pool: "gpu-pool", MaxParallel: 2},
 		}
 	}
-	c.Workers = c.Workers.withDefaults()
+	c.Workers = c.Workers.WithDefaults()
 	if c.System == nil {
 		panic("sim: Config.System is required") // a harness bug, not an input error
 	}
@@ -142,7 +143,7 @@ type World struct {
 	bus      *bus.Bus
 	hist     *History
 	replicas []*replica
-	workers  []*worker
+	workers  *workers.Fleet
 	obs      sut.Observer
 	proto    sut.WorkerProtocol
 	spec     sut.Spec
@@ -150,9 +151,7 @@ type World struct {
 	admit    sut.Admission // nil when the system has no run admission
 	// gatewayRegistry holds the gateway's admission metrics.
 	gatewayRegistry *prometheus.Registry
-	// workerRegistries hold the workers' idempotent consumers' metrics.
-	workerRegistries []*prometheus.Registry
-	healing          bool
+	healing         bool
 
 	// bookkeeping for the stop condition
 	clientsPending int
@@ -187,7 +186,7 @@ func NewWorld(cfg Config) *World {
 	w.gatewayRegistry = prometheus.NewRegistry()
 	gw, err := cfg.System.StartGateway(sut.Ports{Redis: w.store.Client("gateway"), Bus: w.bus.Publisher("clients"),
 		Clock: w.k.NewClock("gateway", 0), Random: seeds.Child("gateway"), Registerer: w.gatewayRegistry,
-		Spawn: w.spawner("gateway")}, cfg.Options)
+		Spawn: w.k.Spawner("gateway")}, cfg.Options)
 	if err != nil {
 		panic(fmt.Sprintf("sim: gateway: %v", err)) // a harness bug, not an input error
 	}
@@ -202,10 +201,7 @@ func NewWorld(cfg Config) *World {
 		w.hist.ReplicaSkew = append(w.hist.ReplicaSkew, skew)
 		w.replicas = append(w.replicas, &replica{name: fmt.Sprintf("replica-%d", i+1), index: i})
 	}
-	for _, spec := range cfg.WorkerSpecs {
-		w.workers = append(w.workers, &worker{w: w, spec: spec, group: "worker-" + spec.ID,
-			rng: seeds.Child("worker-" + spec.ID)})
-	}
+	w.workers = workers.New(w.env(), w.bus, w.store, w.proto, cfg.WorkerSpecs, cfg.Workers)
 	return w
 }
 
@@ -226,11 +222,6 @@ func (w *World) Spec() sut.Spec { return w.spec }
 
 // Observer reads the system's facts.
 func (w *World) Observer() sut.Observer { return w.obs }
-
-// spawner starts a group's concurrent work as actors.
-func (w *World) spawner(group string) sut.Spawn {
-	return func(name string, run func(ctx context.Context)) { w.k.Spawn(group, name, run) }
-}
 
 // Seeds is the world's seed tree.
 func (w *World) Seeds() SeedTree { return w.seeds }
@@ -291,7 +282,7 @@ func (w *World) startReplica(r *replica) {
 		Clock:      k.NewClock(r.name, skew),
 		Random:     w.seeds.Child(fmt.Sprintf("%s#%d", r.name, r.starts)),
 		Registerer: r.registry,
-		Spawn:      w.spawner(r.name),
+		Spawn:      w.k.Spawner(r.name),
 	}
 	b := w.bus
 	b.Unsubscribe(r.name)
@@ -319,11 +310,8 @@ func (w *World) crash(a *kernel.Actor) {
 			return
 		}
 	}
-	for _, wk := range w.workers {
-		if wk.group == group {
-			wk.crash()
-			return
-		}
+	if w.workers.CrashGroup(group) {
+		return
 	}
 	a.Kill()
 }
@@ -364,13 +352,6 @@ func (w *World) SetRouting(r sut.Routing) {
 // Replicas counts the scheduler replicas.
 func (w *World) Replicas() int { return len(w.replicas) }
 
-// workerRegistry is where one worker's consumer counts.
-func (w *World) workerRegistry() prometheus.Registerer {
-	reg := prometheus.NewRegistry()
-	w.workerRegistries = append(w.workerRegistries, reg)
-	return reg
-}
-
 // GatewayMetrics is the gateway's registry (run admission).
 func (w *World) GatewayMetrics() prometheus.Gatherer { return w.gatewayRegistry }
 
@@ -382,7 +363,7 @@ func (w *World) Metrics() []prometheus.Gatherer {
 			out = append(out, reg)
 		}
 	}
-	for _, reg := range w.workerRegistries {
+	for _, reg := range w.workers.Registries() {
 		out = append(out, reg)
 	}
 	return out
@@ -518,9 +499,7 @@ func (w *World) Start() {
 	for _, r := range w.replicas {
 		w.startReplica(r)
 	}
-	for _, wk := range w.workers {
-		w.startWorker(wk)
-	}
+	w.workers.Start()
 	if !w.cfg.Workload.Scripted {
 		w.scheduleWorkload()
 	}

@@ -13,6 +13,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"time"
+
+	"github.com/dispatchsim/dispatchsim/sut"
 )
 
 // Kernel runs actors one at a time. Each actor is a goroutine that runs only
@@ -207,6 +209,12 @@ func (k *Kernel) Spawn(group, name string, fn func(ctx context.Context)) *Actor 
 	}
 	go k.runActors(job{a, fn}) // determinism-ok: a kernel actor runs only while it holds the baton
 	return a
+}
+
+// Spawner is the sut.Spawn port of a group: a system starts its concurrent
+// work through it, each piece as an actor of the group.
+func (k *Kernel) Spawner(group string) sut.Spawn {
+	return func(name string, run func(ctx context.Context)) { k.Spawn(group, name, run) }
 }
 
 // A runner is a goroutine that runs actors one after another. A new actor on a
