@@ -3,6 +3,7 @@ package sim
 import (
 	"github.com/dispatchsim/dispatchsim/history"
 	"github.com/dispatchsim/dispatchsim/sim/kernel"
+	"github.com/dispatchsim/dispatchsim/sim/traffic"
 	"github.com/dispatchsim/dispatchsim/sim/workers"
 )
 
@@ -15,11 +16,16 @@ type (
 	SeedTree = kernel.SeedTree
 )
 
-// The workers' types live in sim/workers; a world's config names them here.
+// The workers' and the clients' types live in sim/workers and sim/traffic; a
+// world's config names them here.
 type (
 	WorkerSpec    = workers.Spec
 	WorkerProfile = workers.Profile
+	Workload      = traffic.Workload
 )
+
+// AdmissionSnapshot is the run admission state left in the store at the end.
+type AdmissionSnapshot = history.AdmissionSnapshot
 
 // ParseSeed reads a root seed (see kernel.ParseSeed).
 func ParseSeed(s string) (uint64, error) { return kernel.ParseSeed(s) }

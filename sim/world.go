@@ -1,8 +1,6 @@
 package sim
 
 import (
-	"context"
-	"errors"
 	"fmt"
 	"math/rand/v2"
 	"time"
@@ -13,6 +11,7 @@ import (
 	"github.com/dispatchsim/dispatchsim/sim/bus"
 	"github.com/dispatchsim/dispatchsim/sim/kernel"
 	"github.com/dispatchsim/dispatchsim/sim/store"
+	"github.com/dispatchsim/dispatchsim/sim/traffic"
 	"github.com/dispatchsim/dispatchsim/sim/workers"
 	"github.com/dispatchsim/dispatchsim/sut"
 )
@@ -51,29 +50,6 @@ type Config struct {
 	WatchdogWall time.Duration
 }
 
-// Workload is what gateway clients do.
-type Workload struct {
-	Jobs         int           // jobs submitted (50)
-	SubmitWindow time.Duration // spread over this long (2m)
-	Topics       []string      // drawn uniformly (default: "default")
-	StatusReads  int           // status reads by clients, spread over the fault phase
-	CancelRate   float64       // share of jobs a client later cancels
-	// Runs are workflow-run starts (POST /workflows/{id}/runs) spread over the
-	// submit window; each uses one of RunKeys idempotency keys, so keys repeat.
-	Runs    int
-	RunKeys int // distinct idempotency keys (default Runs/2)
-	// RunLimit is the org's max concurrent runs (default 1: seed 002's setting).
-	RunLimit int
-	// RunDuration is how long an admitted run lasts before it completes (30s).
-	RunDuration time.Duration
-	// Requires maps a topic to the capabilities its jobs require (default:
-	// "gpu" jobs require "gpu").
-	Requires map[string][]string
-	// Scripted plans nothing: a driver submits, reads, cancels and starts runs
-	// through the World's methods between calls to Advance.
-	Scripted bool
-}
-
 // WithDefaults is the configuration with every default the world would use
 // filled in.
 func WithDefaults(c Config) Config { return c.withDefaults() }
@@ -101,19 +77,7 @@ func (c Config) withDefaults() Config {
 		}
 	}
 	c.Options.RunLimit = max(c.Options.RunLimit, c.Workload.RunLimit, 1)
-	if c.Workload.Jobs == 0 {
-		c.Workload.Jobs = 50
-	}
-	if c.Workload.SubmitWindow == 0 {
-		c.Workload.SubmitWindow = 2 * time.Minute
-	}
-	if len(c.Workload.Topics) == 0 {
-		c.Workload.Topics = []string{"default"}
-	}
-	if c.Workload.Runs > 0 && c.Workload.RunKeys == 0 {
-		c.Workload.RunKeys = max(c.Workload.Runs/2, 1)
-	}
-	c.Workload.RunLimit = max(c.Workload.RunLimit, 1)
+	c.Workload = c.Workload.WithDefaults()
 	if c.ReplicaRestartAfter == 0 {
 		c.ReplicaRestartAfter = 20 * time.Second
 	}
@@ -147,19 +111,13 @@ type World struct {
 	obs      sut.Observer
 	proto    sut.WorkerProtocol
 	spec     sut.Spec
-	gateway  sut.Gateway
-	admit    sut.Admission // nil when the system has no run admission
+	clients  *traffic.Clients
 	// gatewayRegistry holds the gateway's admission metrics.
 	gatewayRegistry *prometheus.Registry
 	healing         bool
 
-	// bookkeeping for the stop condition
-	clientsPending int
-	stopWatch      func()
-	runsStarted    bool
-	// scriptedClients numbers the clients a driver starts.
-	scriptedClients int
-	allEndedAt      time.Duration
+	stopWatch  func()
+	allEndedAt time.Duration
 }
 
 type replica struct {
@@ -190,8 +148,7 @@ func NewWorld(cfg Config) *World {
 	if err != nil {
 		panic(fmt.Sprintf("sim: gateway: %v", err)) // a harness bug, not an input error
 	}
-	w.gateway = gw
-	w.admit, _ = gw.(sut.Admission)
+	w.clients = traffic.New(w.env(), w.store, gw, cfg.Workload, cfg.FaultPhase)
 	w.hist.Routing = []RoutingChange{{Routing: cfg.Options.Routing.Clone()}}
 	for i := range cfg.Replicas {
 		var skew time.Duration
@@ -369,104 +326,6 @@ func (w *World) Metrics() []prometheus.Gatherer {
 	return out
 }
 
-// scheduleWorkload plans the gateway clients' submits, status reads and cancels
-// from the workload PRNG.
-func (w *World) scheduleWorkload() {
-	wl := w.cfg.Workload
-	rng := w.seeds.Child("workload")
-	for i := range wl.Jobs {
-		id := fmt.Sprintf("j-%d", i+1)
-		at := time.Duration(rng.Int64N(int64(wl.SubmitWindow)))
-		topic := wl.Topics[rng.IntN(len(wl.Topics))]
-		req := sut.Job{ID: id, Topic: topic, Requires: wl.Requires[topic]}
-		if wl.Requires == nil && topic == "gpu" {
-			req.Requires = []string{"gpu"}
-		}
-		w.clientsPending++
-		w.k.At(at, func() { w.k.Spawn("clients", "submit-"+id, func(ctx context.Context) { w.submit(ctx, i, req) }) })
-		if rng.Float64() < wl.CancelRate {
-			cancelAt := at + time.Duration(rng.Int64N(int64(30*time.Second)))
-			w.clientsPending++
-			w.k.At(cancelAt, func() {
-				w.k.Spawn("clients", "cancel-"+id, func(ctx context.Context) { w.cancel(ctx, i, id) })
-			})
-		}
-	}
-	if wl.Runs > 0 {
-		w.scheduleRuns(rng)
-	}
-	for i := range wl.StatusReads {
-		id := fmt.Sprintf("j-%d", rng.IntN(wl.Jobs)+1)
-		at := time.Duration(rng.Int64N(int64(w.cfg.FaultPhase)))
-		client := wl.Jobs + i
-		w.clientsPending++
-		w.k.At(at, func() {
-			w.k.Spawn("clients", fmt.Sprintf("status-%d", i), func(ctx context.Context) { w.status(ctx, client, id) })
-		})
-	}
-}
-
-// submit publishes a job request, retrying a refused publish a few times as a
-// gateway would.
-func (w *World) submit(ctx context.Context, client int, req sut.Job) {
-	defer func() { w.clientsPending-- }()
-	k := w.k
-	a := kernel.ActorOf(ctx)
-	op := ClientOp{Client: client, Kind: OpSubmit, Key: req.ID, Input: req.Topic, Call: k.Now(), CallStep: k.Step()}
-	job := SubmittedJob{JobID: req.ID, Topic: req.Topic, At: k.Now(), Requires: req.Requires}
-	var err error
-	for try := 0; try < 5; try++ {
-		if err = w.gateway.Submit(ctx, req); err == nil {
-			break
-		}
-		a.SleepUntil(k.Now() + time.Second)
-	}
-	// Accepted when the broker stored any of the attempts (an ambiguous failure
-	// stores it too): the ground truth, not the client's view.
-	for _, p := range w.hist.Publishes {
-		if p.Actor == a.Name() && p.JobID == req.ID && p.Stored() {
-			job.Accepted = true
-		}
-	}
-	op.Return, op.RetStep = k.Now(), k.Step()
-	op.Output = "ok"
-	if err != nil {
-		op.Output, op.Unknown = "error", true
-	}
-	if job.Accepted {
-		w.store.ExpectJob(req.ID)
-	}
-	w.hist.Ops = append(w.hist.Ops, op)
-	w.hist.Submitted = append(w.hist.Submitted, job)
-}
-
-func (w *World) cancel(ctx context.Context, client int, jobID string) {
-	defer func() { w.clientsPending-- }()
-	op := ClientOp{Client: client, Kind: OpCancel, Key: jobID, Call: w.k.Now(), CallStep: w.k.Step()}
-	err := w.gateway.Cancel(ctx, jobID)
-	op.Return, op.RetStep, op.Output = w.k.Now(), w.k.Step(), "ok"
-	if err != nil {
-		op.Output, op.Unknown = "error", true
-	}
-	w.hist.Ops = append(w.hist.Ops, op)
-}
-
-func (w *World) status(ctx context.Context, client int, jobID string) {
-	defer func() { w.clientsPending-- }()
-	op := ClientOp{Client: client, Kind: OpStatus, Key: jobID, Call: w.k.Now(), CallStep: w.k.Step()}
-	st, err := w.gateway.Status(ctx, jobID)
-	op.Return, op.RetStep = w.k.Now(), w.k.Step()
-	switch {
-	case err == nil:
-		op.Output = st
-	case errors.Is(err, sut.ErrNotFound):
-		op.Output = ""
-	default:
-		op.Output, op.Unknown = "error", true
-	}
-	w.hist.Ops = append(w.hist.Ops, op)
-}
-
 // Result is what a run produced.
 type Result struct {
 	Checksum uint64
@@ -500,9 +359,7 @@ func (w *World) Start() {
 		w.startReplica(r)
 	}
 	w.workers.Start()
-	if !w.cfg.Workload.Scripted {
-		w.scheduleWorkload()
-	}
+	w.clients.Plan()
 }
 
 // Advance runs the fault phase on for d of virtual time.
@@ -524,7 +381,7 @@ func (w *World) finish(err error) *Result {
 	w.hist.End = k.Now()
 	res := &Result{Checksum: w.trace.Checksum(), Steps: k.Step(), History: w.hist, Err: err}
 	res.Final, res.DLQ = w.snapshot()
-	res.Admission = w.snapshotAdmission()
+	res.Admission = w.clients.Admission()
 	k.Shutdown()
 	w.store.Close()
 	return res
@@ -543,7 +400,7 @@ func (w *World) heal(halt func() bool) error {
 		if halt != nil && halt() {
 			return true
 		}
-		if !ended && w.clientsPending == 0 && w.store.Unfinished() == 0 {
+		if !ended && w.clients.Pending() == 0 && w.store.Unfinished() == 0 {
 			ended = true
 			w.allEndedAt = k.Now()
 		}
