@@ -53,9 +53,8 @@ func (c *chaos) At(p *Point) (Fault, bool) {
 }
 
 func (c *chaos) SetupWorld(w *World) {
-	k := w.Kernel()
-	k.At(3*time.Minute, func() { w.CrashReplica(0) })
-	k.At(4*time.Minute, func() { w.PauseReplica(1, 70*time.Second) })
+	w.At(3*time.Minute, func() { w.crashReplica(0) })
+	w.At(4*time.Minute, func() { w.pauseReplica(1, 70*time.Second) })
 }
 
 func chaosWorld(seed uint64, keep bool) *World {

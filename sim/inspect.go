@@ -42,19 +42,19 @@ type GroupView struct {
 // RunToStep plays the world (fault phase, then heal phase) until the kernel
 // reaches step, and returns what the world held there. The world is spent.
 func (w *World) RunToStep(step uint64) (WorldState, error) {
-	w.Start()
+	w.start()
 	halt := func() bool { return w.k.Step() >= step }
 	err := w.k.Run(w.cfg.FaultPhase, halt)
 	if err == nil && !halt() {
 		err = w.heal(halt)
 	}
-	st := w.Inspect()
-	w.Abort()
+	st := w.inspect()
+	w.abort()
 	return st, err
 }
 
-// Inspect reads the world's state straight from the store and the kernel.
-func (w *World) Inspect() WorldState {
+// inspect reads the world's state straight from the store and the kernel.
+func (w *World) inspect() WorldState {
 	k := w.k
 	st := WorldState{Step: k.Step(), Time: k.Now()}
 	for _, key := range w.store.Keys() {

@@ -2,7 +2,6 @@ package sim
 
 import (
 	"fmt"
-	"math/rand/v2"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -162,11 +161,9 @@ func NewWorld(cfg Config) *World {
 	return w
 }
 
-// Kernel exposes the scheduler for scenarios that stage events at fixed times.
-func (w *World) Kernel() *kernel.Kernel { return w.k }
-
-// History is the ground truth recorded so far.
-func (w *World) History() *History { return w.hist }
+// At runs fn on the controller at virtual time at: a fault plan stages
+// events at fixed times this way (a routing change and its repair).
+func (w *World) At(at time.Duration, fn func()) { w.k.At(at, fn) }
 
 // Trace is the decision log.
 func (w *World) Trace() *kernel.Trace { return w.trace }
@@ -176,12 +173,6 @@ func (w *World) Config() Config { return w.cfg }
 
 // Spec is what the system under test promises, with the world's options.
 func (w *World) Spec() sut.Spec { return w.spec }
-
-// Observer reads the system's facts.
-func (w *World) Observer() sut.Observer { return w.obs }
-
-// Seeds is the world's seed tree.
-func (w *World) Seeds() SeedTree { return w.seeds }
 
 // env is what the world hands the components it hosts.
 func (w *World) env() kernel.Env {
@@ -263,7 +254,7 @@ func (w *World) crash(a *kernel.Actor) {
 	group := a.Group().Name
 	for i, r := range w.replicas {
 		if r.name == group {
-			w.CrashReplica(i)
+			w.crashReplica(i)
 			return
 		}
 	}
@@ -273,9 +264,9 @@ func (w *World) crash(a *kernel.Actor) {
 	a.Kill()
 }
 
-// CrashReplica takes replica i (0-based) down now and restarts it after the
+// crashReplica takes replica i (0-based) down now and restarts it after the
 // configured delay. Its in-flight messages come back after the ack wait.
-func (w *World) CrashReplica(i int) {
+func (w *World) crashReplica(i int) {
 	r := w.replicas[i]
 	if w.k.Group(r.name).Crashed() {
 		return
@@ -288,8 +279,8 @@ func (w *World) CrashReplica(i int) {
 	})
 }
 
-// PauseReplica stops replica i from running for d of virtual time.
-func (w *World) PauseReplica(i int, d time.Duration) {
+// pauseReplica stops replica i from running for d of virtual time.
+func (w *World) pauseReplica(i int, d time.Duration) {
 	w.k.Tracef(w.replicas[i].name, "replica paused for %s", d)
 	w.k.PauseGroup(w.replicas[i].name, w.k.Now()+d)
 }
@@ -344,13 +335,13 @@ type Result struct {
 // Run plays the world: the fault phase, then the heal phase until every
 // accepted job is terminal (plus the drain) or the heal bound passes.
 func (w *World) Run() *Result {
-	w.Start()
-	return w.finish(w.Advance(w.cfg.FaultPhase))
+	w.start()
+	return w.finish(w.advance(w.cfg.FaultPhase))
 }
 
-// Start boots the world: the injector's setup, the replicas, the workers and
-// the planned workload. Nothing runs until Advance or Finish.
-func (w *World) Start() {
+// start boots the world: the injector's setup, the replicas, the workers and
+// the planned workload. Nothing runs until the kernel does.
+func (w *World) start() {
 	w.stopWatch = w.k.Watch(w.cfg.WatchdogWall)
 	if s, ok := w.cfg.Injector.(WorldSetup); ok {
 		s.SetupWorld(w)
@@ -362,13 +353,10 @@ func (w *World) Start() {
 	w.clients.Plan()
 }
 
-// Advance runs the fault phase on for d of virtual time.
-func (w *World) Advance(d time.Duration) error {
+// advance runs the fault phase on for d of virtual time.
+func (w *World) advance(d time.Duration) error {
 	return w.k.Run(w.k.Now()+d, nil)
 }
-
-// Finish ends the fault phase now, heals and drains, and returns the result.
-func (w *World) Finish() *Result { return w.finish(nil) }
 
 // finish runs the heal phase (unless the fault phase failed with err) until
 // every accepted job is terminal and every client is done, then the drain.
@@ -418,6 +406,3 @@ func (w *World) snapshot() (map[string]sut.JobFact, map[string]sut.DLQEntry) {
 	}
 	return jobs, w.obs.DLQ(w.store)
 }
-
-// Rand returns the PRNG of a named component of this world.
-func (w *World) Rand(name string) *rand.Rand { return w.seeds.Child(name) }

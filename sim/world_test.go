@@ -61,8 +61,8 @@ func TestWorldStartsWorkflowRuns(t *testing.T) {
 func TestEngineRunsOnVirtualTime(t *testing.T) {
 	start := time.Now()
 	w := NewWorld(Config{System: cordum.System{}, Seed: 9, Workload: Workload{Jobs: 5}})
-	w.Start()
-	require.NoError(t, w.Advance(10*time.Minute))
+	d := w.Drive()
+	require.NoError(t, d.Advance(10*time.Minute))
 	jobs := 0
 	for _, key := range w.store.Keys() {
 		if _, ok := w.obs.JobKey(key); ok {
@@ -72,7 +72,7 @@ func TestEngineRunsOnVirtualTime(t *testing.T) {
 		}
 	}
 	require.Equal(t, 5, jobs)
-	res := w.Finish()
+	res := d.Finish()
 	require.NoError(t, res.Err)
 	wall := time.Since(start)
 	require.Greater(t, res.History.End, 100*wall, "virtual %s vs wall %s", res.History.End, wall)
