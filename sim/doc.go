@@ -14,6 +14,8 @@
 //	sim/traffic  the workload: gateway clients, run clients, workflow engine
 //	sim          the world that assembles them; a Driver for step-by-step runs
 //
+// sim/kernel/kerneltest stands in for the world in the packages' own tests.
+//
 // The world hands each part a kernel.Env (kernel, fault hook, history,
 // observer, seed tree); the fault hook and crashes stay with the world, which
 // knows which process an actor belongs to. Config and its parts are plain

@@ -28,6 +28,8 @@ var rules = []rule{
 	{"sim", []string{"engine", "systems/"}, "the simulator is engine-agnostic: a system plugs in through sut"},
 	{"sim/kernel", []string{"engine", "systems/", "sim", "sim/store", "sim/bus", "sim/workers", "sim/traffic", "faults", "checker", "scenarios"},
 		"the kernel is the bottom of the simulator: everything else runs on it"},
+	{"sim/kernel/kerneltest", []string{"engine", "systems/", "sim", "sim/store", "sim/bus", "sim/workers", "sim/traffic"},
+		"the tests' stand-in for a world builds on the kernel alone"},
 	{"sim/store", []string{"engine", "systems/", "sim", "sim/bus", "sim/workers", "sim/traffic", "faults", "checker", "scenarios"},
 		"the simulated store knows the kernel and a system's observer, nothing above"},
 	{"sim/bus", []string{"engine", "systems/", "sim", "sim/store", "sim/workers", "sim/traffic", "faults", "checker", "scenarios"},

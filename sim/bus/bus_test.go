@@ -11,41 +11,25 @@ import (
 
 	"github.com/dispatchsim/dispatchsim/history"
 	"github.com/dispatchsim/dispatchsim/sim/kernel"
+	"github.com/dispatchsim/dispatchsim/sim/kernel/kerneltest"
 	"github.com/dispatchsim/dispatchsim/sut"
 	"github.com/dispatchsim/dispatchsim/systems/cordum"
 )
 
 // testWorld is the part of a world the bus needs: a kernel, the run record
-// and a host whose injector is set by the test (nil: no faults).
+// and a host whose injector a test sets.
 type testWorld struct {
 	k    *kernel.Kernel
 	bus  *Bus
 	hist *history.History
-	inj  kernel.Injector
+	host *kerneltest.Host
 }
 
 func busWorld(t *testing.T, cfg history.BusConfig) *testWorld {
 	t.Helper()
-	seeds := kernel.SeedTree{Root: 7}
-	w := &testWorld{k: kernel.New(seeds.Child("scheduler"), kernel.NewTrace(true)), hist: &history.History{}}
-	w.bus = New(kernel.Env{Kernel: w.k, Host: w, History: w.hist, Observer: cordum.System{}.Observer(), Seeds: seeds}, cfg)
-	t.Cleanup(w.k.Shutdown)
-	return w
+	env, host, _ := kerneltest.NewEnv(t, 7, true, cordum.System{}.Observer())
+	return &testWorld{k: env.Kernel, bus: New(env, cfg), hist: env.History, host: host}
 }
-
-func (w *testWorld) FaultsArmed() bool { return w.inj != nil }
-
-func (w *testWorld) Fault(p *kernel.Point) (kernel.Fault, bool) {
-	if w.inj == nil {
-		return kernel.Fault{}, false
-	}
-	return w.inj.At(p)
-}
-
-func (w *testWorld) RecordFault(*kernel.Actor, *kernel.Point, kernel.Fault, string) {}
-
-// Crash kills the actor alone: the tests' groups are neither replicas nor workers.
-func (w *testWorld) Crash(a *kernel.Actor) { a.Kill() }
 
 // publishAt publishes one message from a client actor at virtual time at.
 func publishAt(w *testWorld, at time.Duration, subject, id string) {
@@ -118,7 +102,7 @@ func TestBusRedeliversUnackedAfterAckWait(t *testing.T) {
 
 func TestBusAckLostRedelivers(t *testing.T) {
 	w := busWorld(t, history.BusConfig{AckWait: time.Minute})
-	w.inj = injectorFunc(func(p *kernel.Point) (kernel.Fault, bool) {
+	w.host.Injector = injectorFunc(func(p *kernel.Point) (kernel.Fault, bool) {
 		if p.Kind == history.PointAck && p.Delivery == 1 {
 			return kernel.Fault{Kind: "AckLost", Effect: history.EffectAckLost}, true
 		}
@@ -186,7 +170,7 @@ func TestBusQueueGroupDeliversToOneMemberAndFansOutAcrossQueues(t *testing.T) {
 func TestPublishFaultsRecordGroundTruth(t *testing.T) {
 	w := busWorld(t, history.BusConfig{})
 	effects := []history.Effect{history.EffectFailClean, history.EffectFailStored}
-	w.inj = injectorFunc(func(p *kernel.Point) (kernel.Fault, bool) {
+	w.host.Injector = injectorFunc(func(p *kernel.Point) (kernel.Fault, bool) {
 		if p.Kind != history.PointPublish || len(effects) == 0 {
 			return kernel.Fault{}, false
 		}

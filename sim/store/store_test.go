@@ -12,8 +12,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/dispatchsim/dispatchsim/engine"
-	"github.com/dispatchsim/dispatchsim/history"
 	"github.com/dispatchsim/dispatchsim/sim/kernel"
+	"github.com/dispatchsim/dispatchsim/sim/kernel/kerneltest"
 	"github.com/dispatchsim/dispatchsim/sut"
 	"github.com/dispatchsim/dispatchsim/systems/cordum"
 )
@@ -21,23 +21,12 @@ import (
 // testStore is a store on a kernel of its own with no faults: all that the
 // store's tests need of a world.
 func testStore(t testing.TB, keep bool) (*kernel.Kernel, *Store, *kernel.Trace) {
-	seeds := kernel.SeedTree{Root: 3}
-	trace := kernel.NewTrace(keep)
-	k := kernel.New(seeds.Child("scheduler"), trace)
 	sys := cordum.System{}
-	s := New(kernel.Env{Kernel: k, Host: noFaults{}, History: &history.History{}, Observer: sys.Observer(), Seeds: seeds},
-		sys.Spec(sut.Options{}))
+	env, _, trace := kerneltest.NewEnv(t, 3, keep, sys.Observer())
+	s := New(env, sys.Spec(sut.Options{}))
 	t.Cleanup(s.Close)
-	return k, s, trace
+	return env.Kernel, s, trace
 }
-
-// noFaults is a host whose injector never fires.
-type noFaults struct{}
-
-func (noFaults) FaultsArmed() bool                                              { return false }
-func (noFaults) Fault(*kernel.Point) (kernel.Fault, bool)                       { return kernel.Fault{}, false }
-func (noFaults) RecordFault(*kernel.Actor, *kernel.Point, kernel.Fault, string) {}
-func (noFaults) Crash(a *kernel.Actor)                                          { a.Kill() }
 
 // A replica paused longer than the lock TTL loses its job lock in virtual time;
 // another replica takes the lock over, and the paused one's later write is
