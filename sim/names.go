@@ -36,8 +36,8 @@ type WorldSetup interface {
 	SetupWorld(w *World)
 }
 
-// The run record lives in package history; these names keep the simulator's
-// own code short.
+// The run record lives in package history; these names keep the world's
+// users (faults, scenarios, tests) short.
 type (
 	History        = history.History
 	SubmittedJob   = history.SubmittedJob
