@@ -7,23 +7,6 @@ import (
 	"github.com/dispatchsim/dispatchsim/sim/workers"
 )
 
-// The fault hook's types live in the kernel; the world's users (faults,
-// scenarios) name them here.
-type (
-	Point    = kernel.Point
-	Fault    = kernel.Fault
-	Injector = kernel.Injector
-	SeedTree = kernel.SeedTree
-)
-
-// The workers' and the clients' types live in sim/workers and sim/traffic; a
-// world's config names them here.
-type (
-	WorkerSpec    = workers.Spec
-	WorkerProfile = workers.Profile
-	Workload      = traffic.Workload
-)
-
 // AdmissionSnapshot is the run admission state left in the store at the end.
 type AdmissionSnapshot = history.AdmissionSnapshot
 
@@ -36,9 +19,19 @@ type WorldSetup interface {
 	SetupWorld(w *World)
 }
 
-// The run record lives in package history; these names keep the world's
-// users (faults, scenarios, tests) short.
+// Names that moved out of sim, and the run record's, which lives in package
+// history: these keep the world's users (faults, scenarios, tests) short.
 type (
+	// the fault hook's types and the seed tree (sim/kernel)
+	Point    = kernel.Point
+	Fault    = kernel.Fault
+	Injector = kernel.Injector
+	SeedTree = kernel.SeedTree
+	// a world's config (sim/workers, sim/traffic)
+	WorkerSpec    = workers.Spec
+	WorkerProfile = workers.Profile
+	Workload      = traffic.Workload
+	// the run record (history)
 	History        = history.History
 	SubmittedJob   = history.SubmittedJob
 	StateChange    = history.StateChange

@@ -32,13 +32,11 @@ func (gateway) Status(context.Context, string) (string, error) {
 // counts the job unfinished until it holds a terminal state. A driver's
 // client is numbered after every planned one.
 func TestClientsRecordOperationsAndAcceptedJobs(t *testing.T) {
-	sys := cordum.System{}
-	env, _, _ := kerneltest.NewEnv(t, 4, false, sys.Observer())
-	s := store.New(env, sys.Spec(sut.Options{}))
+	env, _, _ := kerneltest.NewEnv(t, 4, false, cordum.System{}.Observer())
+	s := store.New(env, sut.Spec{}) // nothing is stored: no state is ever terminal
 	t.Cleanup(s.Close)
-	b := bus.New(env, history.BusConfig{})
-	wl := Workload{Jobs: 3, StatusReads: 2, CancelRate: 1}.WithDefaults()
-	c := New(env, s, gateway{pub: b.Publisher("clients")}, wl, time.Minute)
+	gw := gateway{pub: bus.New(env, history.BusConfig{}).Publisher("clients")}
+	c := New(env, s, gw, Workload{Jobs: 3, StatusReads: 2, CancelRate: 1}.WithDefaults(), time.Minute)
 	c.Plan()
 	require.Equal(t, 3+3+2, c.Pending(), "three submits, three cancels, two reads")
 	require.NoError(t, env.Kernel.Run(10*time.Minute, nil))
