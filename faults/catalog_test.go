@@ -11,7 +11,7 @@ import (
 )
 
 // effectsAt is the simulator's table of which effects apply at which point
-// (sim/inject.go).
+// (the fault points in sim/store, sim/bus and sim/workers).
 var effectsAt = map[sim.PointKind][]sim.Effect{
 	sim.PointRedis: {sim.EffectFailBeforeApply, sim.EffectReplyLostAfterApply, sim.EffectDelay, sim.EffectCrash,
 		sim.EffectCrashAfterApply, sim.EffectPause},

@@ -118,7 +118,7 @@ func applyPoolMappingMissing(_ *Injector, w *sim.World, e PlanEntry) {
 		return
 	}
 	pools = append([]string(nil), pools...)
-	w.Kernel().At(time.Duration(e.DurationMs)*time.Millisecond, func() {
+	w.At(time.Duration(e.DurationMs)*time.Millisecond, func() {
 		healed := w.Config().Options.Routing
 		healed.Topics = make(map[string][]string, len(healed.Topics)+1)
 		for t, p := range w.Config().Options.Routing.Topics {

@@ -49,28 +49,68 @@ type SystemFacts struct {
 // CompareSystem summarizes one system's runs of the compared seeds; spec
 // names its timed-out and dispatched states.
 func CompareSystem(system string, spec sut.Spec, runs []Run, wall time.Duration) SystemFacts {
+	seeds := make([]SeedFacts, len(runs))
+	for i, r := range runs {
+		seeds[i] = CompareSeed(spec, r)
+	}
+	return SumSeeds(system, seeds, wall)
+}
+
+// SeedFacts is what one seed adds to its system's column. It is small enough
+// to come back from a worker process as JSON, so seeds can run in parallel.
+type SeedFacts struct {
+	Failed     bool           `json:"failed,omitempty"`
+	Violations map[string]int `json:"violations,omitempty"` // by checker
+	Jobs       int            `json:"jobs"`
+	Commands   int            `json:"commands"`
+	Scripts    int            `json:"scripts"`
+	Duplicates int            `json:"duplicate_executions"`
+	// Latencies and BlindWindows are per job, in seconds (see SystemFacts).
+	Latencies    []float64 `json:"latencies,omitempty"`
+	BlindWindows []float64 `json:"blind_windows,omitempty"`
+}
+
+// CompareSeed reads one run's contribution; spec names the system's
+// timed-out and dispatched states.
+func CompareSeed(spec sut.Spec, r Run) SeedFacts {
+	var f SeedFacts
+	if r.Result != nil {
+		f.Failed = r.Result.Failed()
+		for _, v := range r.Result.Violations {
+			if f.Violations == nil {
+				f.Violations = map[string]int{}
+			}
+			f.Violations[v.Checker]++
+		}
+	}
+	if h := r.History; h != nil {
+		f.Jobs, f.Commands, f.Scripts = len(h.Submitted), h.Redis.Commands, h.Redis.Scripts
+		f.Duplicates = duplicateExecutions(h)
+		f.Latencies = firstExecutionLatencies(h)
+		f.BlindWindows = blindWindows(h, spec)
+	}
+	return f
+}
+
+// SumSeeds is a system's column from its seeds' facts, in seed order, and the
+// wall time they took.
+func SumSeeds(system string, seeds []SeedFacts, wall time.Duration) SystemFacts {
 	f := SystemFacts{System: system, Violations: map[string]int{}}
 	var latency, blind []float64
 	jobs, commands, scripts := 0, 0, 0
-	for _, r := range runs {
-		if r.Result != nil && r.Result.Failed() {
+	for _, s := range seeds {
+		if s.Failed {
 			f.FailedSeeds++
 		}
-		if r.Result != nil {
-			for _, v := range r.Result.Violations {
-				f.Violations[v.Checker]++
-			}
+		for checker, n := range s.Violations {
+			f.Violations[checker] += n
 		}
-		h := r.History
-		if h == nil {
-			continue
-		}
-		jobs += len(h.Submitted)
-		commands += h.Redis.Commands
-		scripts += h.Redis.Scripts
-		f.DuplicateExecutions += duplicateExecutions(h)
-		latency = append(latency, firstExecutionLatencies(h)...)
-		blind = append(blind, blindWindows(h, spec)...)
+		jobs += s.Jobs
+		commands += s.Commands
+		scripts += s.Scripts
+		f.DuplicateExecutions += s.Duplicates
+		latency = append(latency, s.Latencies...)
+		blind = append(blind, s.BlindWindows...)
 	}
 	f.BlindJobs = len(blind)
 	if len(blind) > 0 {
@@ -86,7 +126,7 @@ func CompareSystem(system string, spec sut.Spec, runs []Run, wall time.Duration)
 		f.ScriptsPerJob = float64(scripts) / float64(jobs)
 	}
 	if wall > 0 {
-		f.SeedsPerSecond = float64(len(runs)) / wall.Seconds()
+		f.SeedsPerSecond = float64(len(seeds)) / wall.Seconds()
 	}
 	return f
 }

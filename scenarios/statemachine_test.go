@@ -2,7 +2,6 @@ package scenarios
 
 import (
 	"fmt"
-	"github.com/dispatchsim/dispatchsim/systems/cordum"
 	"testing"
 	"time"
 
@@ -11,6 +10,7 @@ import (
 	"github.com/dispatchsim/dispatchsim/checker"
 	"github.com/dispatchsim/dispatchsim/faults"
 	"github.com/dispatchsim/dispatchsim/sim"
+	"github.com/dispatchsim/dispatchsim/systems/cordum"
 )
 
 // armedInjector fires each armed kind once, at the next point it applies to:
@@ -46,6 +46,7 @@ func pointKinds() []string {
 // machine is one state-machine run: a world driven step by step.
 type machine struct {
 	w     *sim.World
+	d     *sim.Driver
 	inj   *armedInjector
 	jobs  []string
 	kinds []string
@@ -60,7 +61,7 @@ func newMachine(t *rapid.T) *machine {
 	// is specified for, as in every scenario but ambiguous-publish-no-dedup.
 	cfg.Bus.Dedup = true
 	m := &machine{w: sim.NewWorld(cfg), inj: inj, kinds: pointKinds()}
-	m.w.Start()
+	m.d = m.w.Drive()
 	return m
 }
 
@@ -75,19 +76,19 @@ func (m *machine) actions() map[string]func(*rapid.T) {
 	}
 	return map[string]func(*rapid.T){
 		"submit": func(t *rapid.T) {
-			m.jobs = append(m.jobs, m.w.Submit(rapid.SampledFrom([]string{"default", "gpu"}).Draw(t, "topic")))
+			m.jobs = append(m.jobs, m.d.Submit(rapid.SampledFrom([]string{"default", "gpu"}).Draw(t, "topic")))
 		},
-		"read":     func(t *rapid.T) { m.w.ReadStatus(jobOf(t)) },
-		"cancel":   func(t *rapid.T) { m.w.Cancel(jobOf(t)) },
-		"startRun": func(t *rapid.T) { m.w.StartRun(fmt.Sprintf("key-%d", rapid.IntRange(1, 3).Draw(t, "key"))) },
+		"read":     func(t *rapid.T) { m.d.ReadStatus(jobOf(t)) },
+		"cancel":   func(t *rapid.T) { m.d.Cancel(jobOf(t)) },
+		"startRun": func(t *rapid.T) { m.d.StartRun(fmt.Sprintf("key-%d", rapid.IntRange(1, 3).Draw(t, "key"))) },
 		"crashReplica": func(t *rapid.T) {
-			m.w.CrashReplica(rapid.IntRange(0, m.w.Replicas()-1).Draw(t, "replica"))
+			m.d.CrashReplica(rapid.IntRange(0, m.d.Replicas()-1).Draw(t, "replica"))
 		},
 		"pauseReplica": func(t *rapid.T) {
-			i := rapid.IntRange(0, m.w.Replicas()-1).Draw(t, "replica")
-			m.w.PauseReplica(i, time.Duration(rapid.IntRange(1, 90).Draw(t, "pause_s"))*time.Second)
+			i := rapid.IntRange(0, m.d.Replicas()-1).Draw(t, "replica")
+			m.d.PauseReplica(i, time.Duration(rapid.IntRange(1, 90).Draw(t, "pause_s"))*time.Second)
 		},
-		"crashWorker": func(t *rapid.T) { m.w.CrashWorker(rapid.IntRange(0, m.w.Workers()-1).Draw(t, "worker")) },
+		"crashWorker": func(t *rapid.T) { m.d.CrashWorker(rapid.IntRange(0, m.d.Workers()-1).Draw(t, "worker")) },
 		"arm": func(t *rapid.T) {
 			name := rapid.SampledFrom(m.kinds).Draw(t, "kind")
 			k, _ := faults.Lookup(name)
@@ -95,13 +96,13 @@ func (m *machine) actions() map[string]func(*rapid.T) {
 		},
 		"advance": func(t *rapid.T) {
 			d := time.Duration(rapid.IntRange(100, 60_000).Draw(t, "advance_ms")) * time.Millisecond
-			if err := m.w.Advance(d); err != nil {
+			if err := m.d.Advance(d); err != nil {
 				t.Fatalf("kernel: %v", err)
 			}
 		},
 		"": func(t *rapid.T) {
-			if vs := checker.CheckInvariants(checker.Input{History: m.w.History(), System: m.w.Spec()}); len(vs) > 0 {
-				t.Fatalf("at %s: %s", m.w.Now(), vs[0])
+			if vs := checker.CheckInvariants(checker.Input{History: m.d.History(), System: m.w.Spec()}); len(vs) > 0 {
+				t.Fatalf("at %s: %s", m.d.Now(), vs[0])
 			}
 		},
 	}
@@ -115,12 +116,12 @@ func stateMachine(t *rapid.T) {
 	finished := false
 	defer func() {
 		if !finished {
-			m.w.Abort()
+			m.d.Abort()
 		}
 	}()
 	t.Repeat(m.actions())
 	finished = true
-	res := m.w.Finish()
+	res := m.d.Finish()
 	r := checker.Check(checker.Input{History: res.History, Final: res.Final, DLQ: res.DLQ, Admission: res.Admission,
 		Metrics: m.w.Metrics(), RunErr: res.Err, System: m.w.Spec()})
 	if r.Failed() {

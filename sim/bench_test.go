@@ -1,17 +1,10 @@
 package sim
 
 import (
-	"context"
-	"github.com/dispatchsim/dispatchsim/systems/cordum"
-	"net"
-	"strconv"
 	"testing"
 	"time"
 
-	"github.com/alicebob/miniredis/v2"
-	"github.com/redis/go-redis/v9"
-
-	"github.com/dispatchsim/dispatchsim/engine"
+	"github.com/dispatchsim/dispatchsim/systems/cordum"
 )
 
 // BenchmarkSeed runs release-size seeds (50 jobs, 3 replicas, 4 workers, every
@@ -47,87 +40,5 @@ func BenchmarkSeed(b *testing.B) {
 	if jobs > 0 {
 		b.ReportMetric(float64(cmds)/float64(jobs), "cmds/job")
 		b.ReportMetric(float64(scripts)/float64(jobs), "scripts/job")
-	}
-}
-
-// BenchmarkStoreScript is the store's cost per script, the engine's own
-// compare-and-transition (create a job, then schedule it: two EVALSHAs per
-// op), with a new Lua VM per call (miniredis's default) and with the one
-// reused VM the simulator runs.
-//
-//	go test ./sim -run XXX -bench 'BenchmarkStoreScript'
-func BenchmarkStoreScript(b *testing.B) {
-	for _, reuse := range []bool{false, true} {
-		name := "vm=new-per-call"
-		if reuse {
-			name = "vm=reused"
-		}
-		b.Run(name, func(b *testing.B) {
-			mr := miniredis.NewMiniRedis()
-			defer mr.Close()
-			mr.ReuseLua(reuse)
-			c := redis.NewClient(&redis.Options{Addr: "x", Protocol: 2, DisableIdentity: true, MaxRetries: -1,
-				Dialer: func(context.Context, string, string) (net.Conn, error) { return mr.Dial() }})
-			defer c.Close()
-			jobs := engine.NewJobStore(c, fixedClock{})
-			ctx := context.Background()
-			b.ReportAllocs()
-			b.ResetTimer()
-			for i := 0; i < b.N; i++ {
-				id := "bench-" + strconv.Itoa(i)
-				if _, err := jobs.Transition(ctx, engine.Transition{JobID: id, To: engine.StatePending}); err != nil {
-					b.Fatal(err)
-				}
-				if _, err := jobs.Transition(ctx, engine.Transition{JobID: id, From: engine.StatePending,
-					To: engine.StateScheduled}); err != nil {
-					b.Fatal(err)
-				}
-			}
-			b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(2*b.N), "us/script")
-		})
-	}
-}
-
-// fixedClock is an engine clock that never moves: the store benchmark only
-// needs a timestamp.
-type fixedClock struct{}
-
-func (fixedClock) Now() time.Time                             { return time.Unix(1_700_000_000, 0) }
-func (fixedClock) Sleep(context.Context, time.Duration) error { return nil }
-func (fixedClock) AfterFunc(time.Duration, func(context.Context)) engine.Timer {
-	panic("fixedClock: no timers")
-}
-
-// BenchmarkRawRedis is one HSET + HGET through go-redis to miniredis over
-// net.Pipe, no harness: the baseline for the hook's overhead.
-func BenchmarkRawRedis(b *testing.B) {
-	mr := miniredis.NewMiniRedis()
-	defer mr.Close()
-	c := redis.NewClient(&redis.Options{Addr: "x", Protocol: 2, DisableIdentity: true, MaxRetries: -1,
-		Dialer: func(context.Context, string, string) (net.Conn, error) { return mr.Dial() }})
-	defer c.Close()
-	ctx := context.Background()
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		c.HSet(ctx, "job:x", "state", "RUNNING")
-		c.HGet(ctx, "job:x", "state")
-	}
-}
-
-// BenchmarkHarnessRedis is the same pair of commands from an actor, through the
-// hook: a yield, a fault decision, a trace line and the state observation each.
-func BenchmarkHarnessRedis(b *testing.B) {
-	w := NewWorld(Config{System: cordum.System{}, Seed: 1})
-	defer w.store.close()
-	c := w.store.client("replica-1")
-	w.k.Spawn("replica-1", "bench", func(ctx context.Context) {
-		for i := 0; i < b.N; i++ {
-			c.HSet(ctx, "job:x", "state", "RUNNING")
-			c.HGet(ctx, "job:x", "state")
-		}
-	})
-	b.ResetTimer()
-	if err := w.k.Run(time.Hour, nil); err != nil {
-		b.Fatal(err)
 	}
 }

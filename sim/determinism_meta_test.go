@@ -3,13 +3,15 @@ package sim
 import (
 	"context"
 	"fmt"
-	"github.com/dispatchsim/dispatchsim/systems/cordum"
 	"sort"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/dispatchsim/dispatchsim/sim/kernel"
+	"github.com/dispatchsim/dispatchsim/systems/cordum"
 )
 
 // mapOrderRun runs one actor that reads sixteen keys, in Go map iteration
@@ -19,8 +21,8 @@ import (
 func mapOrderRun(t *testing.T, fromMap bool) ([]byte, uint64, []string) {
 	t.Helper()
 	w := NewWorld(Config{System: cordum.System{}, Seed: 7, KeepTrace: true})
-	t.Cleanup(w.store.close)
-	c := w.store.client("meta")
+	t.Cleanup(w.store.Close)
+	c := w.store.Client("meta")
 	keys := map[string]bool{}
 	for i := range 16 {
 		keys[fmt.Sprintf("key-%02d", i)] = true
@@ -47,7 +49,7 @@ func mapOrderRun(t *testing.T, fromMap bool) ([]byte, uint64, []string) {
 func TestDeterminismCheckNamesFirstDifferingLine(t *testing.T) {
 	a, sumA, _ := mapOrderRun(t, false)
 	b, sumB, _ := mapOrderRun(t, false)
-	_, differ := FirstTraceDifference(a, b)
+	_, differ := kernel.FirstTraceDifference(a, b)
 	require.False(t, differ, "sorted reads are deterministic")
 	require.Equal(t, sumA, sumB)
 
@@ -55,7 +57,7 @@ func TestDeterminismCheckNamesFirstDifferingLine(t *testing.T) {
 	for attempt := 0; attempt < 20; attempt++ {
 		a, sumA, orderA := mapOrderRun(t, true)
 		b, sumB, orderB := mapOrderRun(t, true)
-		diff, differ := FirstTraceDifference(a, b)
+		diff, differ := kernel.FirstTraceDifference(a, b)
 		first := firstIndexDiffering(orderA, orderB)
 		if first < 0 {
 			require.False(t, differ, "same order, same trace")
@@ -82,24 +84,4 @@ func firstIndexDiffering(a, b []string) int {
 		}
 	}
 	return -1
-}
-
-func TestFirstTraceDifference(t *testing.T) {
-	cases := []struct {
-		a, b   string
-		differ bool
-		want   TraceDifference
-	}{
-		{"x\ny\n", "x\ny\n", false, TraceDifference{}},
-		{"", "", false, TraceDifference{}},
-		{"x\ny\nz\n", "x\nq\nz\n", true, TraceDifference{Line: 2, A: "y", B: "q"}},
-		{"x\n", "x\ny\n", true, TraceDifference{Line: 2, A: "", B: "y"}},
-		{"x\ny\n", "x\n", true, TraceDifference{Line: 2, A: "y", B: ""}},
-		{"a\n", "b\n", true, TraceDifference{Line: 1, A: "a", B: "b"}},
-	}
-	for _, c := range cases {
-		got, differ := FirstTraceDifference([]byte(c.a), []byte(c.b))
-		require.Equal(t, c.differ, differ, "%q vs %q", c.a, c.b)
-		require.Equal(t, c.want, got, "%q vs %q", c.a, c.b)
-	}
 }

@@ -3,7 +3,6 @@ package sim
 import (
 	"bytes"
 	"fmt"
-	"github.com/dispatchsim/dispatchsim/systems/cordum"
 	"math/rand/v2"
 	"runtime"
 	"testing"
@@ -12,6 +11,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/dispatchsim/dispatchsim/internal/longtest"
+	"github.com/dispatchsim/dispatchsim/sim/kernel"
+	"github.com/dispatchsim/dispatchsim/systems/cordum"
 )
 
 // chaos fires every effect at every point it applies to, at a low rate, so a
@@ -52,9 +53,8 @@ func (c *chaos) At(p *Point) (Fault, bool) {
 }
 
 func (c *chaos) SetupWorld(w *World) {
-	k := w.Kernel()
-	k.At(3*time.Minute, func() { w.CrashReplica(0) })
-	k.At(4*time.Minute, func() { w.PauseReplica(1, 70*time.Second) })
+	w.At(3*time.Minute, func() { w.crashReplica(0) })
+	w.At(4*time.Minute, func() { w.pauseReplica(1, 70*time.Second) })
 }
 
 func chaosWorld(seed uint64, keep bool) *World {
@@ -108,6 +108,6 @@ func TestNoGoroutineLeaksAcrossSeeds(t *testing.T) {
 
 // describeTraceDifference names the first line on which two traces part.
 func describeTraceDifference(a, b []byte) string {
-	d, _ := FirstTraceDifference(a, b)
+	d, _ := kernel.FirstTraceDifference(a, b)
 	return fmt.Sprintf("line %d:\n  %s\n  %s", d.Line, d.A, d.B)
 }

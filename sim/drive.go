@@ -1,89 +1,72 @@
 package sim
 
-import (
-	"context"
-	"fmt"
-	"time"
+import "time"
 
-	"github.com/dispatchsim/dispatchsim/sut"
-)
+// Driver drives a started world step by step, as a property-based test does:
+// between calls to Advance it starts clients and crashes processes itself.
+// Every call takes effect at the current virtual time, on the kernel's
+// schedule. A driver ends its world with Finish, or Abort when it gives up.
+type Driver struct{ w *World }
 
-// Driving a world step by step: between calls to Advance, a driver (a
-// property-based test) starts clients and crashes processes itself. Every
-// call takes effect at the current virtual time, on the kernel's schedule.
+// Drive boots the world (the injector's setup, the replicas, the workers and
+// the planned workload, if any) and hands it to a driver. Nothing runs until
+// Advance or Finish.
+func (w *World) Drive() *Driver {
+	w.start()
+	return &Driver{w: w}
+}
+
+// Advance runs the fault phase on for dt of virtual time.
+func (d *Driver) Advance(dt time.Duration) error { return d.w.advance(dt) }
+
+// Finish ends the fault phase now, heals and drains, and returns the result.
+func (d *Driver) Finish() *Result { return d.w.finish(nil) }
+
+// Abort stops a world that will not be finished (a driver that failed
+// midway) and frees its actors and store.
+func (d *Driver) Abort() { d.w.abort() }
 
 // Now is the current virtual time.
-func (w *World) Now() time.Duration { return w.k.now }
+func (d *Driver) Now() time.Duration { return d.w.k.Now() }
 
-// nextClient numbers a driver's client after every planned one.
-func (w *World) nextClient() int {
-	wl := w.cfg.Workload
-	w.scriptedClients++
-	return wl.Jobs + wl.StatusReads + wl.Runs + w.scriptedClients
-}
+// History is the ground truth recorded so far.
+func (d *Driver) History() *History { return d.w.hist }
 
 // Submit has a new client submit a job on topic now; it returns the job id.
-func (w *World) Submit(topic string) string {
-	client := w.nextClient()
-	id := fmt.Sprintf("x-%d", client)
-	req := sut.Job{ID: id, Topic: topic}
-	if topic == "gpu" {
-		req.Requires = []string{"gpu"}
-	}
-	w.clientsPending++
-	w.k.Spawn("clients", "submit-"+id, func(ctx context.Context) { w.submit(ctx, client, req) })
-	return id
-}
+func (d *Driver) Submit(topic string) string { return d.w.clients.Submit(topic) }
 
 // ReadStatus has a new client read a job's state now.
-func (w *World) ReadStatus(jobID string) {
-	client := w.nextClient()
-	w.clientsPending++
-	w.k.Spawn("clients", fmt.Sprintf("status-%d", client), func(ctx context.Context) { w.status(ctx, client, jobID) })
-}
+func (d *Driver) ReadStatus(jobID string) { d.w.clients.ReadStatus(jobID) }
 
 // Cancel has a new client cancel a job now.
-func (w *World) Cancel(jobID string) {
-	client := w.nextClient()
-	w.clientsPending++
-	w.k.Spawn("clients", fmt.Sprintf("cancel-%d", client), func(ctx context.Context) { w.cancel(ctx, client, jobID) })
-}
+func (d *Driver) Cancel(jobID string) { d.w.clients.Cancel(jobID) }
 
 // StartRun has a new client start a workflow run with an idempotency key now,
 // retrying as the planned run clients do. The first call registers the
 // workflow and starts the workflow engine and the sweeper.
-func (w *World) StartRun(key string) {
-	if w.admit == nil {
-		return // the system has no run admission
-	}
-	w.bootAdmission()
-	client := w.nextClient()
-	rng := w.seeds.Child(fmt.Sprintf("run-client-%d", client))
-	w.clientsPending++
-	w.k.Spawn("clients", fmt.Sprintf("start-run-%d", client), func(ctx context.Context) {
-		w.startRun(ctx, client, client, key, rng)
-	})
-}
+func (d *Driver) StartRun(key string) { d.w.clients.StartRun(key) }
+
+// Replicas counts the scheduler replicas.
+func (d *Driver) Replicas() int { return len(d.w.replicas) }
+
+// CrashReplica takes replica i (0-based) down now and restarts it after the
+// configured delay. Its in-flight messages come back after the ack wait.
+func (d *Driver) CrashReplica(i int) { d.w.crashReplica(i) }
+
+// PauseReplica stops replica i from running for dt of virtual time.
+func (d *Driver) PauseReplica(i int, dt time.Duration) { d.w.pauseReplica(i, dt) }
 
 // Workers counts the workers.
-func (w *World) Workers() int { return len(w.workers) }
+func (d *Driver) Workers() int { return d.w.workers.Len() }
 
 // CrashWorker takes worker i (0-based) down now; it restarts after its delay.
 // The crash goes into the history like a fault's, so the checkers know the
 // worker came back with its in-memory de-duplication empty.
-func (w *World) CrashWorker(i int) {
-	wk := w.workers[i]
-	if !w.k.group(wk.group).crashed {
-		p := &Point{Kind: PointWorker, Actor: wk.group + "/driver", Group: wk.group}
-		w.recordFault(nil, p, Fault{Kind: "DriverCrash", Effect: EffectCrash}, wk.group)
-	}
-	wk.crash()
-}
+func (d *Driver) CrashWorker(i int) { d.w.workers.Crash(i) }
 
-// Abort stops a started world that will not be finished (a driver that
-// failed midway) and frees its actors and store.
-func (w *World) Abort() {
+// abort stops a started world and frees its actors and store.
+func (w *World) abort() {
 	w.stopWatch()
 	w.k.Shutdown()
-	w.store.close()
+	w.store.Close()
 }

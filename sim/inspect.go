@@ -1,9 +1,10 @@
 package sim
 
 import (
-	"sort"
 	"strconv"
 	"time"
+
+	"github.com/dispatchsim/dispatchsim/sim/bus"
 )
 
 // WorldState is what a world holds at one step: the engineer's view when a
@@ -29,11 +30,7 @@ type LockView struct {
 }
 
 // InFlight is a delivery a handler holds and has not acked yet.
-type InFlight struct {
-	Subject, MsgID, JobID, Queue, Group string
-	Delivery                            int
-	Since                               time.Duration
-}
+type InFlight = bus.InFlight
 
 // GroupView is a process: crashed, paused until, or up.
 type GroupView struct {
@@ -45,21 +42,21 @@ type GroupView struct {
 // RunToStep plays the world (fault phase, then heal phase) until the kernel
 // reaches step, and returns what the world held there. The world is spent.
 func (w *World) RunToStep(step uint64) (WorldState, error) {
-	w.Start()
-	halt := func() bool { return w.k.step >= step }
+	w.start()
+	halt := func() bool { return w.k.Step() >= step }
 	err := w.k.Run(w.cfg.FaultPhase, halt)
 	if err == nil && !halt() {
 		err = w.heal(halt)
 	}
-	st := w.Inspect()
-	w.Abort()
+	st := w.inspect()
+	w.abort()
 	return st, err
 }
 
-// Inspect reads the world's state straight from the store and the kernel.
-func (w *World) Inspect() WorldState {
+// inspect reads the world's state straight from the store and the kernel.
+func (w *World) inspect() WorldState {
 	k := w.k
-	st := WorldState{Step: k.step, Time: k.now}
+	st := WorldState{Step: k.Step(), Time: k.Now()}
 	for _, key := range w.store.Keys() {
 		if id, ok := w.obs.JobKey(key); ok {
 			j := w.obs.Job(w.store, key)
@@ -70,24 +67,11 @@ func (w *World) Inspect() WorldState {
 	for _, l := range w.obs.Locks(w.store) {
 		st.Locks = append(st.Locks, LockView{Key: l.Key, Token: l.Token, TTL: l.TTL})
 	}
-	names := make([]string, 0, len(w.bus.unsettled))
-	for name := range w.bus.unsettled {
-		names = append(names, name)
-	}
-	sort.Strings(names)
-	for _, name := range names {
-		st.InFlight = append(st.InFlight, w.bus.unsettled[name])
-	}
-	groups := make([]string, 0, len(k.groups))
-	for name := range k.groups {
-		groups = append(groups, name)
-	}
-	sort.Strings(groups)
-	for _, name := range groups {
-		g := k.groups[name]
-		v := GroupView{Name: name, Crashed: g.crashed}
-		if g.pausedUntil > k.now {
-			v.PausedUntil = g.pausedUntil
+	st.InFlight = w.bus.Unsettled()
+	for _, g := range k.Groups() {
+		v := GroupView{Name: g.Name, Crashed: g.Crashed()}
+		if g.PausedUntil() > k.Now() {
+			v.PausedUntil = g.PausedUntil()
 		}
 		st.Groups = append(st.Groups, v)
 	}

@@ -1,15 +1,16 @@
 package sim
 
 import (
-	"context"
-	"errors"
 	"fmt"
-	"math/rand/v2"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
-	"github.com/redis/go-redis/v9"
 
+	"github.com/dispatchsim/dispatchsim/sim/bus"
+	"github.com/dispatchsim/dispatchsim/sim/kernel"
+	"github.com/dispatchsim/dispatchsim/sim/store"
+	"github.com/dispatchsim/dispatchsim/sim/traffic"
+	"github.com/dispatchsim/dispatchsim/sim/workers"
 	"github.com/dispatchsim/dispatchsim/sut"
 )
 
@@ -47,29 +48,6 @@ type Config struct {
 	WatchdogWall time.Duration
 }
 
-// Workload is what gateway clients do.
-type Workload struct {
-	Jobs         int           // jobs submitted (50)
-	SubmitWindow time.Duration // spread over this long (2m)
-	Topics       []string      // drawn uniformly (default: "default")
-	StatusReads  int           // status reads by clients, spread over the fault phase
-	CancelRate   float64       // share of jobs a client later cancels
-	// Runs are workflow-run starts (POST /workflows/{id}/runs) spread over the
-	// submit window; each uses one of RunKeys idempotency keys, so keys repeat.
-	Runs    int
-	RunKeys int // distinct idempotency keys (default Runs/2)
-	// RunLimit is the org's max concurrent runs (default 1: seed 002's setting).
-	RunLimit int
-	// RunDuration is how long an admitted run lasts before it completes (30s).
-	RunDuration time.Duration
-	// Requires maps a topic to the capabilities its jobs require (default:
-	// "gpu" jobs require "gpu").
-	Requires map[string][]string
-	// Scripted plans nothing: a driver submits, reads, cancels and starts runs
-	// through the World's methods between calls to Advance.
-	Scripted bool
-}
-
 // WithDefaults is the configuration with every default the world would use
 // filled in.
 func WithDefaults(c Config) Config { return c.withDefaults() }
@@ -86,7 +64,7 @@ func (c Config) withDefaults() Config {
 			{ID: "g1", Pool: "gpu-pool", MaxParallel: 2},
 		}
 	}
-	c.Workers = c.Workers.withDefaults()
+	c.Workers = c.Workers.WithDefaults()
 	if c.System == nil {
 		panic("sim: Config.System is required") // a harness bug, not an input error
 	}
@@ -97,19 +75,7 @@ func (c Config) withDefaults() Config {
 		}
 	}
 	c.Options.RunLimit = max(c.Options.RunLimit, c.Workload.RunLimit, 1)
-	if c.Workload.Jobs == 0 {
-		c.Workload.Jobs = 50
-	}
-	if c.Workload.SubmitWindow == 0 {
-		c.Workload.SubmitWindow = 2 * time.Minute
-	}
-	if len(c.Workload.Topics) == 0 {
-		c.Workload.Topics = []string{"default"}
-	}
-	if c.Workload.Runs > 0 && c.Workload.RunKeys == 0 {
-		c.Workload.RunKeys = max(c.Workload.Runs/2, 1)
-	}
-	c.Workload.RunLimit = max(c.Workload.RunLimit, 1)
+	c.Workload = c.Workload.WithDefaults()
 	if c.ReplicaRestartAfter == 0 {
 		c.ReplicaRestartAfter = 20 * time.Second
 	}
@@ -133,65 +99,43 @@ func (c Config) withDefaults() Config {
 type World struct {
 	cfg      Config
 	seeds    SeedTree
-	k        *Kernel
-	trace    *Trace
-	store    *store
-	bus      *Bus
+	k        *kernel.Kernel
+	trace    *kernel.Trace
+	store    *store.Store
+	bus      *bus.Bus
 	hist     *History
 	replicas []*replica
-	workers  []*worker
+	workers  *workers.Fleet
 	obs      sut.Observer
 	proto    sut.WorkerProtocol
 	spec     sut.Spec
-	gateway  sut.Gateway
-	admit    sut.Admission // nil when the system has no run admission
+	clients  *traffic.Clients
 	// gatewayRegistry holds the gateway's admission metrics.
 	gatewayRegistry *prometheus.Registry
-	// workerRegistries hold the workers' idempotent consumers' metrics.
-	workerRegistries []*prometheus.Registry
-	healing          bool
+	healing         bool
 
-	// bookkeeping for the stop condition
-	clientsPending int
-	stopWatch      func()
-	runsStarted    bool
-	// scriptedClients numbers the clients a driver starts.
-	scriptedClients int
-	nonTerminal     map[string]bool
-	allEndedAt      time.Duration
-}
-
-type replica struct {
-	name     string
-	index    int
-	starts   int
-	sys      sut.Replica
-	registry *prometheus.Registry
-	// Registries of every incarnation, so counters survive crashes for checking.
-	registries []*prometheus.Registry
-	client     *redis.Client
+	stopWatch  func()
+	allEndedAt time.Duration
 }
 
 // NewWorld builds a world; nothing runs until Run.
 func NewWorld(cfg Config) *World {
 	cfg = cfg.withDefaults()
-	trace := newTrace(cfg.KeepTrace)
+	trace := kernel.NewTrace(cfg.KeepTrace)
 	seeds := SeedTree{Root: cfg.Seed}
-	w := &World{cfg: cfg, seeds: seeds, trace: trace, hist: &History{}, nonTerminal: map[string]bool{}}
-	w.k = newKernel(seeds.Child("scheduler"), trace)
-	w.store = newStore(w, cfg.Seed)
-	w.k.onStall = w.store.mr.Close
+	w := &World{cfg: cfg, seeds: seeds, trace: trace, hist: &History{}}
+	w.k = kernel.New(seeds.Child("scheduler"), trace)
 	w.obs, w.spec, w.proto = cfg.System.Observer(), cfg.System.Spec(cfg.Options), cfg.System.Worker()
-	w.bus = newBus(w, cfg.Bus, seeds.Child("bus"))
+	w.store = store.New(w.env(), w.spec)
+	w.bus = bus.New(w.env(), cfg.Bus)
 	w.gatewayRegistry = prometheus.NewRegistry()
-	gw, err := cfg.System.StartGateway(sut.Ports{Redis: w.store.client("gateway"), Bus: w.bus.Publisher("clients"),
+	gw, err := cfg.System.StartGateway(sut.Ports{Redis: w.store.Client("gateway"), Bus: w.bus.Publisher("clients"),
 		Clock: w.k.NewClock("gateway", 0), Random: seeds.Child("gateway"), Registerer: w.gatewayRegistry,
-		Spawn: w.spawner("gateway")}, cfg.Options)
+		Spawn: w.k.Spawner("gateway")}, cfg.Options)
 	if err != nil {
 		panic(fmt.Sprintf("sim: gateway: %v", err)) // a harness bug, not an input error
 	}
-	w.gateway = gw
-	w.admit, _ = gw.(sut.Admission)
+	w.clients = traffic.New(w.env(), w.store, gw, cfg.Workload, cfg.FaultPhase)
 	w.hist.Routing = []RoutingChange{{Routing: cfg.Options.Routing.Clone()}}
 	for i := range cfg.Replicas {
 		var skew time.Duration
@@ -201,21 +145,16 @@ func NewWorld(cfg Config) *World {
 		w.hist.ReplicaSkew = append(w.hist.ReplicaSkew, skew)
 		w.replicas = append(w.replicas, &replica{name: fmt.Sprintf("replica-%d", i+1), index: i})
 	}
-	for _, spec := range cfg.WorkerSpecs {
-		w.workers = append(w.workers, &worker{w: w, spec: spec, group: "worker-" + spec.ID,
-			rng: seeds.Child("worker-" + spec.ID)})
-	}
+	w.workers = workers.New(w.env(), w.bus, w.store, w.proto, cfg.WorkerSpecs, cfg.Workers)
 	return w
 }
 
-// Kernel exposes the scheduler for scenarios that stage events at fixed times.
-func (w *World) Kernel() *Kernel { return w.k }
-
-// History is the ground truth recorded so far.
-func (w *World) History() *History { return w.hist }
+// At runs fn on the controller at virtual time at: a fault plan stages
+// events at fixed times this way (a routing change and its repair).
+func (w *World) At(at time.Duration, fn func()) { w.k.At(at, fn) }
 
 // Trace is the decision log.
-func (w *World) Trace() *Trace { return w.trace }
+func (w *World) Trace() *kernel.Trace { return w.trace }
 
 // Config is the world's configuration with defaults filled in.
 func (w *World) Config() Config { return w.cfg }
@@ -223,269 +162,43 @@ func (w *World) Config() Config { return w.cfg }
 // Spec is what the system under test promises, with the world's options.
 func (w *World) Spec() sut.Spec { return w.spec }
 
-// Observer reads the system's facts.
-func (w *World) Observer() sut.Observer { return w.obs }
-
-// spawner starts a group's concurrent work as actors.
-func (w *World) spawner(group string) sut.Spawn {
-	return func(name string, run func(ctx context.Context)) { w.k.Spawn(group, name, run) }
+// env is what the world hands the components it hosts.
+func (w *World) env() kernel.Env {
+	return kernel.Env{Kernel: w.k, Host: (*host)(w), History: w.hist, Observer: w.obs, Seeds: w.seeds}
 }
 
-// Seeds is the world's seed tree.
-func (w *World) Seeds() SeedTree { return w.seeds }
+// host is the world in the role of kernel.Host, kept off World's exported
+// methods.
+type host World
 
-// faultsArmed reports whether fault asks the injector at all: callers skip
-// building a Point when it does not.
-func (w *World) faultsArmed() bool { return !w.healing && w.cfg.Injector != nil }
+// FaultsArmed reports whether Fault asks the injector at all.
+func (h *host) FaultsArmed() bool { return !h.healing && h.cfg.Injector != nil }
 
-// fault asks the injector, in the fault phase only.
-func (w *World) fault(p *Point) (Fault, bool) {
-	if !w.faultsArmed() {
+// Fault asks the injector, in the fault phase only.
+func (h *host) Fault(p *Point) (Fault, bool) {
+	if !h.FaultsArmed() {
 		return Fault{}, false
 	}
-	p.Step, p.Time, p.Spec = w.k.step, w.k.now, &w.spec
-	return w.cfg.Injector.At(p)
+	p.Step, p.Time, p.Spec = h.k.Step(), h.k.Now(), &h.spec
+	return h.cfg.Injector.At(p)
 }
 
-func (w *World) recordFault(a *Actor, p *Point, f Fault, target string) {
+// RecordFault puts a fault that fired into the history and the trace.
+func (h *host) RecordFault(a *kernel.Actor, p *Point, f Fault, target string) {
 	name := p.Actor
 	if a != nil {
-		name = a.name
+		name = a.Name()
 	}
-	w.hist.Faults = append(w.hist.Faults, FaultRecord{Step: w.k.step, Time: w.k.now, Actor: name,
+	h.hist.Faults = append(h.hist.Faults, FaultRecord{Step: h.k.Step(), Time: h.k.Now(), Actor: name,
 		Kind: f.Kind, Effect: f.Effect, Point: p.Kind, Target: target})
-	w.k.tracef(name, "fault %s (%s) at %s %s", f.Kind, f.Effect, p.Kind, target)
+	h.k.Tracef(name, "fault %s (%s) at %s %s", f.Kind, f.Effect, p.Kind, target)
 }
 
-func (w *World) onState(jobID string, st string) {
-	if w.spec.IsTerminal(st) {
-		delete(w.nonTerminal, jobID)
-	} else {
-		w.nonTerminal[jobID] = true
-	}
-}
-
-// startReplica boots (or reboots) a scheduler replica: a fresh engine on the
-// shared store and bus, its subscriptions, reconciler and replayer.
-func (w *World) startReplica(r *replica) {
-	k := w.k
-	k.RestartGroup(r.name)
-	r.starts++
-	var skew time.Duration
-	if r.index < len(w.cfg.ReplicaSkew) {
-		skew = w.cfg.ReplicaSkew[r.index]
-	}
-	if r.client == nil {
-		r.client = w.store.client(r.name)
-	}
-	r.registry = prometheus.NewRegistry()
-	r.registries = append(r.registries, r.registry)
-	ports := sut.Ports{
-		Redis:      r.client,
-		Bus:        w.bus.Publisher(r.name),
-		Clock:      k.NewClock(r.name, skew),
-		Random:     w.seeds.Child(fmt.Sprintf("%s#%d", r.name, r.starts)),
-		Registerer: r.registry,
-		Spawn:      w.spawner(r.name),
-	}
-	b := w.bus
-	b.unsubscribeGroup(r.name)
-	sys, err := w.cfg.System.StartReplica(ports, w.cfg.Options)
-	if err != nil {
-		panic(fmt.Sprintf("sim: %s: %v", r.name, err)) // a harness bug, not an input error
-	}
-	r.sys = sys
-	for _, s := range sys.Subscriptions() {
-		queue := s.Queue
-		if queue == "" {
-			queue = r.name // every replica gets its own copy
-		}
-		b.subscribeHandler(s.Subject, queue, r.name, s.Handler)
-	}
-}
-
-// crash takes down the process actor a runs in: a replica or a worker crashes
-// whole and restarts after its delay; a client or gateway call just dies.
-func (w *World) crash(a *Actor) {
-	group := a.grp.Name
-	for i, r := range w.replicas {
-		if r.name == group {
-			w.CrashReplica(i)
-			return
-		}
-	}
-	for _, wk := range w.workers {
-		if wk.group == group {
-			wk.crash()
-			return
-		}
-	}
-	a.kill()
-}
-
-// CrashReplica takes replica i (0-based) down now and restarts it after the
-// configured delay. Its in-flight messages come back after the ack wait.
-func (w *World) CrashReplica(i int) {
-	r := w.replicas[i]
-	if w.k.group(r.name).crashed {
-		return
-	}
-	w.k.CrashGroup(r.name)
-	w.k.tracef(r.name, "replica crashed")
-	w.k.At(w.k.now+w.cfg.ReplicaRestartAfter, func() {
-		w.k.tracef(r.name, "replica restarted")
-		w.startReplica(r)
-	})
-}
-
-// PauseReplica stops replica i from running for d of virtual time.
-func (w *World) PauseReplica(i int, d time.Duration) {
-	w.k.tracef(w.replicas[i].name, "replica paused for %s", d)
-	w.k.PauseGroup(w.replicas[i].name, w.k.now+d)
-}
-
-// SetRouting replaces every live replica's routing now (a config rollout).
-func (w *World) SetRouting(r sut.Routing) {
-	w.cfg.Options.Routing = r
-	w.hist.Routing = append(w.hist.Routing, RoutingChange{Step: w.k.step, Time: w.k.now, Routing: r.Clone()})
-	for _, rep := range w.replicas {
-		if rep.sys != nil {
-			rep.sys.SetRouting(r)
-		}
-	}
-	w.k.tracef("config", "routing replaced")
-}
-
-// Replicas counts the scheduler replicas.
-func (w *World) Replicas() int { return len(w.replicas) }
-
-// workerRegistry is where one worker's consumer counts.
-func (w *World) workerRegistry() prometheus.Registerer {
-	reg := prometheus.NewRegistry()
-	w.workerRegistries = append(w.workerRegistries, reg)
-	return reg
-}
+// Crash takes down the process actor a runs in.
+func (h *host) Crash(a *kernel.Actor) { (*World)(h).crash(a) }
 
 // GatewayMetrics is the gateway's registry (run admission).
 func (w *World) GatewayMetrics() prometheus.Gatherer { return w.gatewayRegistry }
-
-// Metrics gathers every incarnation of every replica's registry.
-func (w *World) Metrics() []prometheus.Gatherer {
-	var out []prometheus.Gatherer
-	for _, r := range w.replicas {
-		for _, reg := range r.registries {
-			out = append(out, reg)
-		}
-	}
-	for _, reg := range w.workerRegistries {
-		out = append(out, reg)
-	}
-	return out
-}
-
-// scheduleWorkload plans the gateway clients' submits, status reads and cancels
-// from the workload PRNG.
-func (w *World) scheduleWorkload() {
-	wl := w.cfg.Workload
-	rng := w.seeds.Child("workload")
-	for i := range wl.Jobs {
-		id := fmt.Sprintf("j-%d", i+1)
-		at := time.Duration(rng.Int64N(int64(wl.SubmitWindow)))
-		topic := wl.Topics[rng.IntN(len(wl.Topics))]
-		req := sut.Job{ID: id, Topic: topic, Requires: wl.Requires[topic]}
-		if wl.Requires == nil && topic == "gpu" {
-			req.Requires = []string{"gpu"}
-		}
-		w.clientsPending++
-		w.k.At(at, func() { w.k.Spawn("clients", "submit-"+id, func(ctx context.Context) { w.submit(ctx, i, req) }) })
-		if rng.Float64() < wl.CancelRate {
-			cancelAt := at + time.Duration(rng.Int64N(int64(30*time.Second)))
-			w.clientsPending++
-			w.k.At(cancelAt, func() {
-				w.k.Spawn("clients", "cancel-"+id, func(ctx context.Context) { w.cancel(ctx, i, id) })
-			})
-		}
-	}
-	if wl.Runs > 0 {
-		w.scheduleRuns(rng)
-	}
-	for i := range wl.StatusReads {
-		id := fmt.Sprintf("j-%d", rng.IntN(wl.Jobs)+1)
-		at := time.Duration(rng.Int64N(int64(w.cfg.FaultPhase)))
-		client := wl.Jobs + i
-		w.clientsPending++
-		w.k.At(at, func() {
-			w.k.Spawn("clients", fmt.Sprintf("status-%d", i), func(ctx context.Context) { w.status(ctx, client, id) })
-		})
-	}
-}
-
-// submit publishes a job request, retrying a refused publish a few times as a
-// gateway would.
-func (w *World) submit(ctx context.Context, client int, req sut.Job) {
-	defer func() { w.clientsPending-- }()
-	k := w.k
-	a := ActorOf(ctx)
-	op := ClientOp{Client: client, Kind: OpSubmit, Key: req.ID, Input: req.Topic, Call: k.now, CallStep: k.step}
-	job := SubmittedJob{JobID: req.ID, Topic: req.Topic, At: k.now, Requires: req.Requires}
-	var err error
-	for try := 0; try < 5; try++ {
-		if err = w.gateway.Submit(ctx, req); err == nil {
-			break
-		}
-		a.SleepUntil(k.now + time.Second)
-	}
-	// Accepted when the broker stored any of the attempts (an ambiguous failure
-	// stores it too): the ground truth, not the client's view.
-	for _, p := range w.hist.Publishes {
-		if p.Actor == a.name && p.JobID == req.ID && p.Stored() {
-			job.Accepted = true
-		}
-	}
-	op.Return, op.RetStep = k.now, k.step
-	op.Output = "ok"
-	if err != nil {
-		op.Output, op.Unknown = "error", true
-	}
-	if job.Accepted && !w.nonTerminalSeen(req.ID) {
-		w.nonTerminal[req.ID] = true
-	}
-	w.hist.Ops = append(w.hist.Ops, op)
-	w.hist.Submitted = append(w.hist.Submitted, job)
-}
-
-// nonTerminalSeen reports whether the store already holds a state for the job.
-func (w *World) nonTerminalSeen(jobID string) bool {
-	_, ok := w.store.states[jobID]
-	return ok
-}
-
-func (w *World) cancel(ctx context.Context, client int, jobID string) {
-	defer func() { w.clientsPending-- }()
-	op := ClientOp{Client: client, Kind: OpCancel, Key: jobID, Call: w.k.now, CallStep: w.k.step}
-	err := w.gateway.Cancel(ctx, jobID)
-	op.Return, op.RetStep, op.Output = w.k.now, w.k.step, "ok"
-	if err != nil {
-		op.Output, op.Unknown = "error", true
-	}
-	w.hist.Ops = append(w.hist.Ops, op)
-}
-
-func (w *World) status(ctx context.Context, client int, jobID string) {
-	defer func() { w.clientsPending-- }()
-	op := ClientOp{Client: client, Kind: OpStatus, Key: jobID, Call: w.k.now, CallStep: w.k.step}
-	st, err := w.gateway.Status(ctx, jobID)
-	op.Return, op.RetStep = w.k.now, w.k.step
-	switch {
-	case err == nil:
-		op.Output = st
-	case errors.Is(err, sut.ErrNotFound):
-		op.Output = ""
-	default:
-		op.Output, op.Unknown = "error", true
-	}
-	w.hist.Ops = append(w.hist.Ops, op)
-}
 
 // Result is what a run produced.
 type Result struct {
@@ -505,35 +218,28 @@ type Result struct {
 // Run plays the world: the fault phase, then the heal phase until every
 // accepted job is terminal (plus the drain) or the heal bound passes.
 func (w *World) Run() *Result {
-	w.Start()
-	return w.finish(w.Advance(w.cfg.FaultPhase))
+	w.start()
+	return w.finish(w.advance(w.cfg.FaultPhase))
 }
 
-// Start boots the world: the injector's setup, the replicas, the workers and
-// the planned workload. Nothing runs until Advance or Finish.
-func (w *World) Start() {
-	w.stopWatch = w.k.watch(w.cfg.WatchdogWall)
+// start boots the world: the injector's setup, the replicas, the workers and
+// the planned workload. Nothing runs until the kernel does.
+func (w *World) start() {
+	w.stopWatch = w.k.Watch(w.cfg.WatchdogWall)
 	if s, ok := w.cfg.Injector.(WorldSetup); ok {
 		s.SetupWorld(w)
 	}
 	for _, r := range w.replicas {
 		w.startReplica(r)
 	}
-	for _, wk := range w.workers {
-		w.startWorker(wk)
-	}
-	if !w.cfg.Workload.Scripted {
-		w.scheduleWorkload()
-	}
+	w.workers.Start()
+	w.clients.Plan()
 }
 
-// Advance runs the fault phase on for d of virtual time.
-func (w *World) Advance(d time.Duration) error {
-	return w.k.Run(w.k.now+d, nil)
+// advance runs the fault phase on for d of virtual time.
+func (w *World) advance(d time.Duration) error {
+	return w.k.Run(w.k.Now()+d, nil)
 }
-
-// Finish ends the fault phase now, heals and drains, and returns the result.
-func (w *World) Finish() *Result { return w.finish(nil) }
 
 // finish runs the heal phase (unless the fault phase failed with err) until
 // every accepted job is terminal and every client is done, then the drain.
@@ -543,12 +249,12 @@ func (w *World) finish(err error) *Result {
 	if err == nil {
 		err = w.heal(nil)
 	}
-	w.hist.End = k.now
-	res := &Result{Checksum: w.trace.Checksum(), Steps: k.step, History: w.hist, Err: err}
+	w.hist.End = k.Now()
+	res := &Result{Checksum: w.trace.Checksum(), Steps: k.Step(), History: w.hist, Err: err}
 	res.Final, res.DLQ = w.snapshot()
-	res.Admission = w.snapshotAdmission()
+	res.Admission = w.clients.Admission()
 	k.Shutdown()
-	w.store.close()
+	w.store.Close()
 	return res
 }
 
@@ -557,19 +263,19 @@ func (w *World) finish(err error) *Result {
 func (w *World) heal(halt func() bool) error {
 	k := w.k
 	w.healing = true
-	w.hist.FaultPhaseEnd = k.now
-	k.tracef("sim", "heal phase")
-	healEnd := k.now + w.cfg.HealBound
+	w.hist.FaultPhaseEnd = k.Now()
+	k.Tracef("sim", "heal phase")
+	healEnd := k.Now() + w.cfg.HealBound
 	ended := false
 	return k.Run(healEnd, func() bool {
 		if halt != nil && halt() {
 			return true
 		}
-		if !ended && w.clientsPending == 0 && len(w.nonTerminal) == 0 {
+		if !ended && w.clients.Pending() == 0 && w.store.Unfinished() == 0 {
 			ended = true
-			w.allEndedAt = k.now
+			w.allEndedAt = k.Now()
 		}
-		return ended && k.now >= w.allEndedAt+w.cfg.Drain
+		return ended && k.Now() >= w.allEndedAt+w.cfg.Drain
 	})
 }
 
@@ -583,6 +289,3 @@ func (w *World) snapshot() (map[string]sut.JobFact, map[string]sut.DLQEntry) {
 	}
 	return jobs, w.obs.DLQ(w.store)
 }
-
-// Rand returns the PRNG of a named component of this world.
-func (w *World) Rand(name string) *rand.Rand { return w.seeds.Child(name) }

@@ -1,10 +1,14 @@
 package sim
 
 import (
-	"github.com/dispatchsim/dispatchsim/systems/cordum"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/dispatchsim/dispatchsim/sim/kernel"
+	"github.com/dispatchsim/dispatchsim/systems/cordum"
 )
 
 func TestWorldRunsJobsToTheEndWithoutFaults(t *testing.T) {
@@ -17,9 +21,9 @@ func TestWorldRunsJobsToTheEndWithoutFaults(t *testing.T) {
 			succeeded++
 		}
 	}
-	require.Equal(t, 50, succeeded, "trace tail:\n%s", tail(w.Trace().Bytes(), 40))
+	require.Equal(t, 50, succeeded, "trace tail:\n%s", kernel.Tail(w.Trace().Bytes(), 40))
 	require.Len(t, res.History.Executions, 50)
-	t.Logf("steps=%d lines=%d redis=%+v end=%s", res.Steps, w.Trace().Lines(), res.History.Redis, fmtTime(res.History.End))
+	t.Logf("steps=%d lines=%d redis=%+v end=%s", res.Steps, w.Trace().Lines(), res.History.Redis, res.History.End)
 }
 
 // Gateway clients start workflow runs with repeating idempotency keys under a
@@ -50,4 +54,26 @@ func TestWorldStartsWorkflowRuns(t *testing.T) {
 		require.Equal(t, "SUCCEEDED", run["status"], "run %s completed", id)
 	}
 	require.Empty(t, res.Admission.Reserved, "no reservation left without its run")
+}
+
+// The engine inside the simulator reads only virtual time: a run ends at a
+// virtual time far beyond the wall time it took.
+func TestEngineRunsOnVirtualTime(t *testing.T) {
+	start := time.Now()
+	w := NewWorld(Config{System: cordum.System{}, Seed: 9, Workload: Workload{Jobs: 5}})
+	d := w.Drive()
+	require.NoError(t, d.Advance(10*time.Minute))
+	jobs := 0
+	for _, key := range w.store.Keys() {
+		if _, ok := w.obs.JobKey(key); ok {
+			jobs++
+			updated := w.store.Field(key, "updated_at")
+			require.True(t, strings.HasPrefix(updated, "1767"), "timestamps come from the virtual epoch (2026-01-01): %s", updated)
+		}
+	}
+	require.Equal(t, 5, jobs)
+	res := d.Finish()
+	require.NoError(t, res.Err)
+	wall := time.Since(start)
+	require.Greater(t, res.History.End, 100*wall, "virtual %s vs wall %s", res.History.End, wall)
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/dispatchsim/dispatchsim/faults"
 	"github.com/dispatchsim/dispatchsim/reports"
 	"github.com/dispatchsim/dispatchsim/scenarios"
+	"github.com/dispatchsim/dispatchsim/sut"
 )
 
 // errNondeterministic marks a seed whose re-run did not reproduce its
@@ -25,6 +26,8 @@ func (e *errNondeterministic) Error() string { return e.msg }
 type seedRun struct {
 	Result  reports.SeedResult `json:"result"`
 	Failure string             `json:"failure,omitempty"`
+	// Compare is a compare task's answer.
+	Compare *reports.SeedFacts `json:"compare,omitempty"`
 }
 
 // execute runs one task. A plain task only judges the seed. An artifacts
@@ -41,6 +44,12 @@ func execute(t task, out string) (seedRun, error) {
 		return seedRun{}, err
 	}
 	sc = sc.On(sys)
+	if t.Compare {
+		o := sc.Run(t.Seed)
+		f := reports.CompareSeed(sys.Spec(sut.Options{}), reports.Run{System: sys.Name(), Scenario: sc.Name, Seed: t.Seed,
+			Result: o.Result, History: o.Run.History})
+		return seedRun{Compare: &f}, nil
+	}
 	if !t.Artifacts {
 		o := sc.Run(t.Seed)
 		res := reports.SeedResultOf(reportRun(o), t.Expect)

@@ -88,6 +88,30 @@ func TestListShowsSuitesScenariosAndKinds(t *testing.T) {
 	}
 }
 
+// compare on worker processes writes the table it writes in one process,
+// figure for figure, but for seeds/s.
+func TestCompareInParallelMatchesSequential(t *testing.T) {
+	tables := map[string]map[string]any{}
+	for _, j := range []string{"1", "2"} {
+		out := filepath.Join(t.TempDir(), "cmp")
+		r := simrun(t, simrunBin, "compare", "--suite", "regression", "--systems", "cordum,outbox", "-j", j, "--out", out)
+		require.Equal(t, 0, r.code, r.stderr)
+		b, err := os.ReadFile(filepath.Join(out, "compare.json"))
+		require.NoError(t, err)
+		var table map[string]any
+		require.NoError(t, json.Unmarshal(b, &table))
+		systems := table["systems"].([]any)
+		require.Len(t, systems, 2)
+		for _, s := range systems {
+			col := s.(map[string]any)
+			require.Positive(t, col["seeds_per_second"], "-j %s", j)
+			delete(col, "seeds_per_second")
+		}
+		tables[j] = table
+	}
+	require.Equal(t, tables["1"], tables["2"])
+}
+
 func TestBadInputsAreOneLineAndExit2(t *testing.T) {
 	dir := t.TempDir()
 	notADir := filepath.Join(dir, "file")
@@ -118,6 +142,7 @@ func TestBadInputsAreOneLineAndExit2(t *testing.T) {
 		{"bad shard", []string{"run", "--shard", "3/2"}, "--shard"},
 		{"shard not a fraction", []string{"run", "--shard", "two"}, "--shard"},
 		{"zero jobs", []string{"run", "-j", "0"}, "-j 0"},
+		{"compare zero jobs", []string{"compare", "-j", "0"}, "-j 0"},
 		{"bad budget", []string{"run", "--budget", "soon"}, "budget"},
 		{"unwritable out", []string{"run", "--scenario", "swarm", "--seed", "1", "--out", filepath.Join(notADir, "sub")}, "--out"},
 		{"replay without seed", []string{"replay", "--scenario", "swarm"}, "--seed"},

@@ -166,6 +166,8 @@ type task struct {
 	// Checksum, the first run's.
 	Artifacts bool   `json:"artifacts,omitempty"`
 	Checksum  string `json:"checksum,omitempty"`
+	// Compare asks for the seed's facts for simrun compare, not its verdict.
+	Compare bool `json:"compare,omitempty"`
 }
 
 // tasks flattens the cases in order (regression seeds first, as the suite

@@ -1,6 +1,8 @@
 package determinism
 
 import (
+	"go/parser"
+	"go/token"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -26,6 +28,53 @@ func TestTreeFollowsDeterminismRules(t *testing.T) {
 		}
 		t.Fatalf("%d determinism rule violations (fix them, or mark the line with // %s <why>):%s",
 			len(findings), MarkerPrefix, b.String())
+	}
+}
+
+// Every package that runs on the kernel is checked, so a package of actors
+// moved out of sim/ does not leave the rules behind; and each of the
+// simulator's packages has files the walk reads.
+func TestEveryKernelUserIsChecked(t *testing.T) {
+	root, err := ModuleRoot(".")
+	require.NoError(t, err)
+	const kernel = "github.com/dispatchsim/dispatchsim/sim/kernel"
+	users := map[string]bool{"sim/kernel": true}
+	err = filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		name := d.Name()
+		if d.IsDir() && path != root && (name == "third_party" || name == "testdata" || strings.HasPrefix(name, ".")) {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || !strings.HasSuffix(name, ".go") || strings.HasSuffix(name, "_test.go") {
+			return nil
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), path, nil, parser.ImportsOnly)
+		if err != nil {
+			return err
+		}
+		for _, imp := range f.Imports {
+			if p, _ := strconv.Unquote(imp.Path.Value); p == kernel {
+				rel, _ := filepath.Rel(root, filepath.Dir(path))
+				users[filepath.ToSlash(rel)] = true
+			}
+		}
+		return nil
+	})
+	require.NoError(t, err)
+	for _, pkg := range []string{"sim", "sim/store", "sim/bus", "sim/workers", "sim/traffic"} {
+		require.True(t, users[pkg], "%s runs on the kernel", pkg)
+	}
+	for pkg := range users {
+		checked := false
+		for _, dir := range CheckedDirs {
+			checked = checked || pkg == dir || strings.HasPrefix(pkg, dir+"/")
+		}
+		require.True(t, checked, "%s imports the kernel but is not under CheckedDirs", pkg)
+		_, files, err := CheckTree(root, []string{pkg})
+		require.NoError(t, err)
+		require.NotZero(t, files, pkg)
 	}
 }
 

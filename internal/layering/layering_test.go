@@ -25,7 +25,19 @@ type rule struct {
 }
 
 var rules = []rule{
-	{"sim", []string{"engine", "systems/"}, "the kernel, store and bus are engine-agnostic: a system plugs in through sut"},
+	{"sim", []string{"engine", "systems/"}, "the simulator is engine-agnostic: a system plugs in through sut"},
+	{"sim/kernel", []string{"engine", "systems/", "sim", "sim/store", "sim/bus", "sim/workers", "sim/traffic", "faults", "checker", "scenarios"},
+		"the kernel is the bottom of the simulator: everything else runs on it"},
+	{"sim/kernel/kerneltest", []string{"engine", "systems/", "sim", "sim/store", "sim/bus", "sim/workers", "sim/traffic"},
+		"the tests' stand-in for a world builds on the kernel alone"},
+	{"sim/store", []string{"engine", "systems/", "sim", "sim/bus", "sim/workers", "sim/traffic", "faults", "checker", "scenarios"},
+		"the simulated store knows the kernel and a system's observer, nothing above"},
+	{"sim/bus", []string{"engine", "systems/", "sim", "sim/store", "sim/workers", "sim/traffic", "faults", "checker", "scenarios"},
+		"the simulated bus knows the kernel and a system's observer, nothing above"},
+	{"sim/workers", []string{"engine", "systems/", "sim", "sim/traffic", "faults", "checker", "scenarios"},
+		"workers see a system only through its worker protocol"},
+	{"sim/traffic", []string{"engine", "systems/", "sim", "sim/workers", "faults", "checker", "scenarios"},
+		"clients see a system only through its gateway"},
 	{"sut", []string{"sim", "engine", "systems/", "history", "checker"}, "the boundary depends on nothing of either side"},
 	{"history", []string{"sim", "engine", "systems/"}, "the run record holds plain facts"},
 	{"checker", []string{"sim", "engine", "systems/"}, "checkers read facts and the spec, never a system's types"},

@@ -1,14 +1,17 @@
-package sim
+package bus
 
 import (
 	"context"
 	"fmt"
 	"math/rand/v2"
 	"reflect"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/dispatchsim/dispatchsim/history"
+	"github.com/dispatchsim/dispatchsim/sim/kernel"
 	"github.com/dispatchsim/dispatchsim/sut"
 )
 
@@ -19,8 +22,11 @@ type Handler func(ctx context.Context, data []byte) sut.Settle
 // member of each queue), acks, NAK delays, ack-wait redelivery, max deliver and
 // optional de-duplication by message id. It records what it stored.
 type Bus struct {
-	w       *World
-	cfg     BusConfig
+	k       *kernel.Kernel
+	host    kernel.Host
+	hist    *history.History
+	obs     sut.Observer
+	cfg     history.BusConfig
 	rng     *rand.Rand
 	subs    []*subscription
 	seen    map[string]time.Duration // message id -> when stored
@@ -129,8 +135,11 @@ type message struct {
 	valueErr  error
 }
 
-func newBus(w *World, cfg BusConfig, rng *rand.Rand) *Bus {
-	return &Bus{w: w, cfg: cfg.WithDefaults(), rng: rng, seen: map[string]time.Duration{}, unsettled: map[string]InFlight{},
+// New returns the bus of a world; which member of a queue gets a message is
+// drawn from the "bus" PRNG of the seed tree.
+func New(env kernel.Env, cfg history.BusConfig) *Bus {
+	return &Bus{k: env.Kernel, host: env.Host, hist: env.History, obs: env.Observer, cfg: cfg.WithDefaults(),
+		rng: env.Seeds.Child("bus"), seen: map[string]time.Duration{}, unsettled: map[string]InFlight{},
 		decoded: map[reflect.Type]map[string]any{}}
 }
 
@@ -140,14 +149,15 @@ func (b *Bus) Subscribe(subject, queue, group string, h Handler) {
 	b.subs = append(b.subs, &subscription{subject: subject, queue: queue, group: group, handler: h})
 }
 
-// subscribeHandler adds a consumer that takes decoded messages.
-func (b *Bus) subscribeHandler(subject, queue, group string, h sut.Handler) {
+// SubscribeHandler adds a consumer that takes decoded messages: a system's
+// handler or a worker.
+func (b *Bus) SubscribeHandler(subject, queue, group string, h sut.Handler) {
 	b.subs = append(b.subs, &subscription{subject: subject, queue: queue, group: group, decoder: h,
 		decoderType: reflect.TypeOf(h)})
 }
 
-// unsubscribeGroup removes a group's subscriptions (before it resubscribes).
-func (b *Bus) unsubscribeGroup(group string) {
+// Unsubscribe removes a group's subscriptions (before it resubscribes).
+func (b *Bus) Unsubscribe(group string) {
 	kept := b.subs[:0]
 	for _, s := range b.subs {
 		if s.group != group {
@@ -155,6 +165,27 @@ func (b *Bus) unsubscribeGroup(group string) {
 		}
 	}
 	b.subs = kept
+}
+
+// InFlight is a delivery a handler holds and has not acked yet.
+type InFlight struct {
+	Subject, MsgID, JobID, Queue, Group string
+	Delivery                            int
+	Since                               time.Duration
+}
+
+// Unsettled lists the deliveries handlers hold, by actor name.
+func (b *Bus) Unsettled() []InFlight {
+	names := make([]string, 0, len(b.unsettled))
+	for name := range b.unsettled {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	out := make([]InFlight, 0, len(names))
+	for _, name := range names {
+		out = append(out, b.unsettled[name])
+	}
+	return out
 }
 
 // Publisher returns the bus port a group publishes through.
@@ -171,54 +202,54 @@ func (p publisher) Publish(ctx context.Context, subject string, msg sut.Message)
 
 // publish is a yield point and a fault point.
 func (b *Bus) publish(ctx context.Context, subject string, msg sut.Message) error {
-	w, k := b.w, b.w.k
-	a := k.mustCurrent(ctx, "bus publish")
-	if a.exiting {
-		return errActorDead
+	k := b.k
+	a := k.Current(ctx, "bus publish")
+	if a.Exiting() {
+		return kernel.ErrActorDead
 	}
 	a.Yield()
-	fact := w.obs.Message(subject, msg.Data)
+	fact := b.obs.Message(subject, msg.Data)
 	jobID := fact.JobID
-	rec := PublishRecord{Actor: a.name, Subject: subject, MsgID: msg.ID, JobID: jobID, Gen: fact.Gen,
+	rec := history.PublishRecord{Actor: a.Name(), Subject: subject, MsgID: msg.ID, JobID: jobID, Gen: fact.Gen,
 		Dispatch: fact.Dispatch}
-	p := &Point{Kind: PointPublish, Actor: a.name, Group: a.grp.Name, Subject: subject, MsgID: msg.ID, JobID: jobID,
+	p := &kernel.Point{Kind: history.PointPublish, Actor: a.Name(), Group: a.Group().Name, Subject: subject, MsgID: msg.ID, JobID: jobID,
 		Heartbeat: fact.Heartbeat}
-	f, fired := w.fault(p)
+	f, fired := b.host.Fault(p)
 	stored := true
 	if fired {
-		w.recordFault(a, p, f, subject)
+		b.host.RecordFault(a, p, f, subject)
 		switch f.Effect {
-		case EffectCrash:
-			w.crash(a)
-			a.exitIfDead()
-		case EffectDelay:
-			a.SleepUntil(k.now + f.Duration)
-		case EffectFailClean:
+		case history.EffectCrash:
+			b.host.Crash(a)
+			a.ExitIfDead()
+		case history.EffectDelay:
+			a.SleepUntil(k.Now() + f.Duration)
+		case history.EffectFailClean:
 			stored = false
 		}
 	}
-	rec.Step, rec.Time = k.step, k.now
-	failed := fired && (f.Effect == EffectFailClean || f.Effect == EffectFailStored)
+	rec.Step, rec.Time = k.Step(), k.Now()
+	failed := fired && (f.Effect == history.EffectFailClean || f.Effect == history.EffectFailStored)
 	switch {
 	case !stored:
-		rec.Outcome = PublishFailedClean
+		rec.Outcome = history.PublishFailedClean
 	case b.duplicate(msg.ID):
-		rec.Outcome = PublishDeduplicated
+		rec.Outcome = history.PublishDeduplicated
 		if failed {
-			rec.Outcome = PublishFailedClean // the broker kept nothing new
+			rec.Outcome = history.PublishFailedClean // the broker kept nothing new
 		}
 	default:
-		rec.Outcome = PublishStored
+		rec.Outcome = history.PublishStored
 		if failed {
-			rec.Outcome = PublishFailedStored
+			rec.Outcome = history.PublishFailedStored
 		}
 		b.store(subject, msg, fact)
 	}
-	w.hist.Publishes = append(w.hist.Publishes, rec)
-	line := append(k.traceStart(a.name), "publish "...)
+	b.hist.Publishes = append(b.hist.Publishes, rec)
+	line := append(k.TraceStart(a.Name()), "publish "...)
 	line = append(append(line, subject...), " id="...)
 	line = append(append(line, msg.ID...), " -> "...)
-	k.traceEnd(append(line, rec.Outcome...))
+	k.TraceEnd(append(line, rec.Outcome...))
 	if failed {
 		return fmt.Errorf("publish %s: %w", subject, errBroker)
 	}
@@ -233,14 +264,14 @@ func (b *Bus) duplicate(id string) bool {
 		return false
 	}
 	at, ok := b.seen[id]
-	return ok && b.w.k.now-at < b.cfg.DedupWindow
+	return ok && b.k.Now()-at < b.cfg.DedupWindow
 }
 
 func (b *Bus) store(subject string, msg sut.Message, fact sut.MessageFact) {
 	b.seq++
 	m := &message{seq: b.seq, subject: subject, id: msg.ID, data: msg.Data, jobID: fact.JobID, heartbeat: fact.Heartbeat}
 	if msg.ID != "" {
-		b.seen[msg.ID] = b.w.k.now
+		b.seen[msg.ID] = b.k.Now()
 	}
 	var queues []string
 	for _, s := range b.subs {
@@ -265,22 +296,22 @@ func contains(list []string, s string) bool {
 // deliver hands m to one live member of queue, as a new actor. With no live
 // member the message waits an ack-wait and tries again, like a durable consumer.
 func (b *Bus) deliver(m *message, queue string, count int) {
-	k := b.w.k
+	k := b.k
 	if count > b.cfg.MaxDeliver {
-		b.w.hist.Terminated = append(b.w.hist.Terminated, PublishRecord{Step: k.step, Time: k.now,
+		b.hist.Terminated = append(b.hist.Terminated, history.PublishRecord{Step: k.Step(), Time: k.Now(),
 			Subject: m.subject, MsgID: m.id, JobID: m.jobID})
-		k.tracef("bus", "terminated %s#%d after %d deliveries", m.subject, m.seq, count-1)
+		k.Tracef("bus", "terminated %s#%d after %d deliveries", m.subject, m.seq, count-1)
 		return
 	}
 	members := b.members[:0] // scratch: nothing below delivers before sub is picked
 	for _, s := range b.subs {
-		if s.queue == queue && s.matches(m.subject) && !k.group(s.group).crashed {
+		if s.queue == queue && s.matches(m.subject) && !k.Group(s.group).Crashed() {
 			members = append(members, s)
 		}
 	}
 	b.members = members
 	if len(members) == 0 {
-		k.addTimer(k.now+b.cfg.AckWait, nil, func() { b.deliver(m, queue, count) })
+		k.At(k.Now()+b.cfg.AckWait, func() { b.deliver(m, queue, count) })
 		return
 	}
 	sub := members[0]
@@ -288,17 +319,17 @@ func (b *Bus) deliver(m *message, queue string, count int) {
 		sub = members[b.rng.IntN(len(members))]
 	}
 	clear(members)
-	if b.w.faultsArmed() {
-		p := &Point{Kind: PointDeliver, Actor: "bus", Group: sub.group, Subject: m.subject, MsgID: m.id,
+	if b.host.FaultsArmed() {
+		p := &kernel.Point{Kind: history.PointDeliver, Actor: "bus", Group: sub.group, Subject: m.subject, MsgID: m.id,
 			JobID: m.jobID, Delivery: count, Heartbeat: m.heartbeat}
-		if f, fired := b.w.fault(p); fired {
-			b.w.recordFault(nil, p, f, m.subject)
+		if f, fired := b.host.Fault(p); fired {
+			b.host.RecordFault(nil, p, f, m.subject)
 			switch f.Effect {
-			case EffectDuplicate:
-				k.tracef("bus", "duplicate delivery %s#%d", m.subject, m.seq)
+			case history.EffectDuplicate:
+				k.Tracef("bus", "duplicate delivery %s#%d", m.subject, m.seq)
 				b.spawnDelivery(m, queue, sub, count)
-			case EffectDelay:
-				k.addTimer(k.now+f.Duration, nil, func() { b.spawnDelivery(m, queue, sub, count) })
+			case history.EffectDelay:
+				k.At(k.Now()+f.Duration, func() { b.spawnDelivery(m, queue, sub, count) })
 				return
 			}
 		}
@@ -309,40 +340,40 @@ func (b *Bus) deliver(m *message, queue string, count int) {
 // spawnDelivery runs the handler as an actor of the member's group and settles
 // the delivery: ack, NAK with delay, or (no ack in time) redelivery after ack wait.
 func (b *Bus) spawnDelivery(m *message, queue string, sub *subscription, count int) {
-	k := b.w.k
+	k := b.k
 	settled := false
 	b.inflight++
 	name := deliveryName(m.subject, m.seq, count)
 	b.unsettled[name] = InFlight{Subject: m.subject, MsgID: m.id, JobID: m.jobID, Queue: queue, Delivery: count,
-		Group: sub.group, Since: k.now}
-	k.addTimer(k.now+b.cfg.AckWait, nil, func() {
+		Group: sub.group, Since: k.Now()}
+	k.At(k.Now()+b.cfg.AckWait, func() {
 		if !settled {
 			settled = true
 			b.inflight--
 			delete(b.unsettled, name)
-			k.tracef("bus", "ack wait expired %s#%d", m.subject, m.seq)
+			k.Tracef("bus", "ack wait expired %s#%d", m.subject, m.seq)
 			b.deliver(m, queue, count+1)
 		}
 	})
 	k.Spawn(sub.group, name, func(ctx context.Context) {
-		a := ActorOf(ctx)
-		line := append(k.traceStart(a.name), "deliver "...)
+		a := kernel.ActorOf(ctx)
+		line := append(k.TraceStart(a.Name()), "deliver "...)
 		line = append(append(line, m.subject...), " id="...)
 		line = append(append(line, m.id...), " n="...)
-		k.traceEnd(strconv.AppendInt(line, int64(count), 10))
+		k.TraceEnd(strconv.AppendInt(line, int64(count), 10))
 		settle := b.consume(ctx, sub, m)
 		a.Yield() // the ack is a yield point
-		if b.w.faultsArmed() {
-			p := &Point{Kind: PointAck, Actor: a.name, Group: a.grp.Name, Subject: m.subject, MsgID: m.id,
+		if b.host.FaultsArmed() {
+			p := &kernel.Point{Kind: history.PointAck, Actor: a.Name(), Group: a.Group().Name, Subject: m.subject, MsgID: m.id,
 				JobID: m.jobID, Delivery: count, Heartbeat: m.heartbeat}
-			if f, fired := b.w.fault(p); fired {
-				b.w.recordFault(a, p, f, m.subject)
+			if f, fired := b.host.Fault(p); fired {
+				b.host.RecordFault(a, p, f, m.subject)
 				switch f.Effect {
-				case EffectCrash:
-					b.w.crash(a)
-					a.exitIfDead()
-				case EffectAckLost:
-					k.tracef(a.name, "ack lost %s#%d", m.subject, m.seq)
+				case history.EffectCrash:
+					b.host.Crash(a)
+					a.ExitIfDead()
+				case history.EffectAckLost:
+					k.Tracef(a.Name(), "ack lost %s#%d", m.subject, m.seq)
 					return
 				}
 			}
@@ -354,18 +385,18 @@ func (b *Bus) spawnDelivery(m *message, queue string, sub *subscription, count i
 		b.inflight--
 		delete(b.unsettled, name)
 		if delay := settle.NakDelay; delay > 0 {
-			k.tracef(a.name, "nak %s#%d delay=%s", m.subject, m.seq, delay)
+			k.Tracef(a.Name(), "nak %s#%d delay=%s", m.subject, m.seq, delay)
 			b.inflight++
-			k.addTimer(k.now+delay, nil, func() { b.inflight--; b.deliver(m, queue, count+1) })
+			k.At(k.Now()+delay, func() { b.inflight--; b.deliver(m, queue, count+1) })
 			return
 		}
 		if settle.Dropped != nil {
-			k.tracef(a.name, "ack (dropped: %v) %s#%d", settle.Dropped, m.subject, m.seq)
+			k.Tracef(a.Name(), "ack (dropped: %v) %s#%d", settle.Dropped, m.subject, m.seq)
 			return
 		}
-		line = append(k.traceStart(a.name), "ack "...)
+		line = append(k.TraceStart(a.Name()), "ack "...)
 		line = append(append(line, m.subject...), '#')
-		k.traceEnd(strconv.AppendUint(line, m.seq, 10))
+		k.TraceEnd(strconv.AppendUint(line, m.seq, 10))
 	})
 }
 

@@ -1,4 +1,4 @@
-package sim
+package kernel
 
 import (
 	"context"
@@ -31,11 +31,11 @@ func (c *Clock) Now() time.Time { return c.k.epoch.Add(c.k.now + c.skew) }
 // Sleep parks the calling actor for d of virtual time. A context cancelled
 // meanwhile is reported when the sleep ends.
 func (c *Clock) Sleep(ctx context.Context, d time.Duration) error {
-	a := c.k.mustCurrent(ctx, "clock sleep")
+	a := c.k.Current(ctx, "clock sleep")
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	c.k.tracef(a.name, "sleep %s", d)
+	c.k.Tracef(a.name, "sleep %s", d)
 	a.SleepUntil(c.k.now + d)
 	return ctx.Err()
 }
@@ -45,9 +45,9 @@ func (c *Clock) AfterFunc(d time.Duration, f func(ctx context.Context)) sut.Time
 	c.timers++
 	name := fmt.Sprintf("timer#%d", c.timers)
 	k := c.k
-	t := k.addTimer(k.now+d, k.group(c.group), func() {
+	t := k.addTimer(k.now+d, k.Group(c.group), func() {
 		a := k.Spawn(c.group, name, f)
-		k.tracef(a.name, "timer fired")
+		k.Tracef(a.name, "timer fired")
 	})
 	return simTimer{t}
 }

@@ -1,16 +1,20 @@
-package sim
+package kernel
 
 import (
 	"container/heap"
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"runtime"
 	"runtime/debug"
+	"sort"
 	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
+
+	"github.com/dispatchsim/dispatchsim/sut"
 )
 
 // Kernel runs actors one at a time. Each actor is a goroutine that runs only
@@ -21,7 +25,7 @@ import (
 type Kernel struct {
 	rng      *rand.Rand
 	epoch    time.Time
-	line     []byte // tracef's buffer
+	line     []byte // Tracef's buffer
 	reapDue  bool   // an actor was killed or finished since the last reap
 	now      time.Duration
 	step     uint64
@@ -46,10 +50,16 @@ type Kernel struct {
 	waiting  atomic.Bool
 }
 
+// ErrActorDead is what a killed actor's deferred calls get from a yield point
+// while the actor exits.
+var ErrActorDead = errors.New("sim: actor crashed")
+
 // Epoch is virtual time zero of every run.
 var Epoch = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 
-func newKernel(rng *rand.Rand, trace *Trace) *Kernel {
+// New returns a kernel whose scheduling draws come from rng and whose
+// decisions go into trace.
+func New(rng *rand.Rand, trace *Trace) *Kernel {
 	return &Kernel{rng: rng, epoch: Epoch, trace: trace, yielded: make(chan struct{}), groups: map[string]*Group{}}
 }
 
@@ -64,6 +74,19 @@ type Group struct {
 
 // Crashed reports whether the group is down.
 func (g *Group) Crashed() bool { return g.crashed }
+
+// PausedUntil is the virtual time before which the group's actors do not run.
+func (g *Group) PausedUntil() time.Duration { return g.pausedUntil }
+
+// Groups lists every group so far, by name.
+func (k *Kernel) Groups() []*Group {
+	out := make([]*Group, 0, len(k.groups))
+	for _, g := range k.groups {
+		out = append(out, g)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
 
 // Actor is one schedulable activity.
 type Actor struct {
@@ -94,18 +117,18 @@ func ActorOf(ctx context.Context) *Actor {
 	return a
 }
 
-// holdsBaton returns the actor of ctx if it holds the baton, else nil: the
-// cheap check before mustCurrent's message is built.
-func (k *Kernel) holdsBaton(ctx context.Context) *Actor {
+// HoldsBaton returns the actor of ctx if it holds the baton, else nil: the
+// cheap check before Current's message is built.
+func (k *Kernel) HoldsBaton(ctx context.Context) *Actor {
 	if a := ActorOf(ctx); a != nil && a == k.current {
 		return a
 	}
 	return nil
 }
 
-// mustCurrent returns the actor of ctx and asserts that it holds the baton: a
+// Current returns the actor of ctx and asserts that it holds the baton: a
 // call from any other goroutine would corrupt the schedule.
-func (k *Kernel) mustCurrent(ctx context.Context, what string) *Actor {
+func (k *Kernel) Current(ctx context.Context, what string) *Actor {
 	a := ActorOf(ctx)
 	if a == nil {
 		panic(fmt.Sprintf("sim: %s from a context that carries no actor", what))
@@ -126,8 +149,16 @@ func (k *Kernel) Now() time.Duration { return k.now }
 // Step is the number of scheduling decisions so far.
 func (k *Kernel) Step() uint64 { return k.step }
 
-// group returns the named group, creating it.
-func (k *Kernel) group(name string) *Group {
+// OnAdvance calls f with the new virtual time (since Epoch) whenever time
+// moves: the store keeps its TTL clock in step this way.
+func (k *Kernel) OnAdvance(f func(time.Time)) { k.onAdvance = append(k.onAdvance, f) }
+
+// OnStall calls f when the watchdog stops a run: closing the store unblocks an
+// actor stuck in a command.
+func (k *Kernel) OnStall(f func()) { k.onStall = f }
+
+// Group returns the named group, creating it.
+func (k *Kernel) Group(name string) *Group {
 	g, ok := k.groups[name]
 	if !ok {
 		g = &Group{Name: name}
@@ -136,16 +167,16 @@ func (k *Kernel) group(name string) *Group {
 	return g
 }
 
-// tracef records one decision line: "step=N t=S.mmms actor=A " and the
+// Tracef records one decision line: "step=N t=S.mmms actor=A " and the
 // message, built in one reused buffer.
-func (k *Kernel) tracef(actor string, format string, args ...any) {
-	k.traceEnd(fmt.Appendf(k.traceStart(actor), format, args...))
+func (k *Kernel) Tracef(actor string, format string, args ...any) {
+	k.TraceEnd(fmt.Appendf(k.TraceStart(actor), format, args...))
 }
 
-// traceStart begins a trace line in the reused buffer, up to the message.
+// TraceStart begins a trace line in the reused buffer, up to the message.
 // The lines written for nearly every event append their message without fmt
-// and finish with traceEnd: the same bytes as tracef at a fraction of the cost.
-func (k *Kernel) traceStart(actor string) []byte {
+// and finish with TraceEnd: the same bytes as Tracef at a fraction of the cost.
+func (k *Kernel) TraceStart(actor string) []byte {
 	b := append(k.line[:0], "step="...)
 	b = strconv.AppendUint(b, k.step, 10)
 	b = append(b, " t="...)
@@ -155,8 +186,8 @@ func (k *Kernel) traceStart(actor string) []byte {
 	return append(b, ' ')
 }
 
-// traceEnd records a line begun with traceStart.
-func (k *Kernel) traceEnd(b []byte) {
+// TraceEnd records a line begun with TraceStart.
+func (k *Kernel) TraceEnd(b []byte) {
 	k.line = b
 	k.trace.add(b)
 }
@@ -164,7 +195,7 @@ func (k *Kernel) traceEnd(b []byte) {
 // Spawn creates a runnable actor in group running fn. It may be called by the
 // controller or by the actor holding the baton.
 func (k *Kernel) Spawn(group, name string, fn func(ctx context.Context)) *Actor {
-	g := k.group(group)
+	g := k.Group(group)
 	k.nextID++
 	a := &Actor{k: k, id: k.nextID, name: group + "/" + name, grp: g, grpEpoch: g.epoch,
 		wake: make(chan struct{}), runnable: true}
@@ -178,6 +209,12 @@ func (k *Kernel) Spawn(group, name string, fn func(ctx context.Context)) *Actor 
 	}
 	go k.runActors(job{a, fn}) // determinism-ok: a kernel actor runs only while it holds the baton
 	return a
+}
+
+// Spawner is the sut.Spawn port of a group: a system starts its concurrent
+// work through it, each piece as an actor of the group.
+func (k *Kernel) Spawner(group string) sut.Spawn {
+	return func(name string, run func(ctx context.Context)) { k.Spawn(group, name, run) }
 }
 
 // A runner is a goroutine that runs actors one after another. A new actor on a
@@ -224,9 +261,9 @@ func (a *Actor) main(fn func(ctx context.Context), r *runner) {
 	returned = true
 }
 
-// kill marks the actor dead: it exits at its next yield point, or when reap
+// Kill marks the actor dead: it exits at its next yield point, or when reap
 // hands it the baton.
-func (a *Actor) kill() {
+func (a *Actor) Kill() {
 	a.dead = true
 	a.k.reapDue = true
 }
@@ -251,12 +288,12 @@ func (a *Actor) park() {
 	}
 	k.yielded <- struct{}{}
 	<-a.wake
-	a.exitIfDead()
+	a.ExitIfDead()
 }
 
-// exitIfDead ends a killed actor at its yield point (a crash). Deferred calls
+// ExitIfDead ends a killed actor at its yield point (a crash). Deferred calls
 // still run; a store call they make fails instead of exiting twice.
-func (a *Actor) exitIfDead() {
+func (a *Actor) ExitIfDead() {
 	if a.dead && !a.exiting {
 		a.exiting = true
 		runtime.Goexit()
@@ -266,22 +303,26 @@ func (a *Actor) exitIfDead() {
 // Dead reports whether the actor was killed.
 func (a *Actor) Dead() bool { return a.dead }
 
+// Exiting reports whether a killed actor is running its deferred calls: a
+// yield point must fail them, not exit twice.
+func (a *Actor) Exiting() bool { return a.exiting }
+
 // CrashGroup kills every actor of the group and drops its timers. The calling
 // actor, if it belongs to the group, dies at its next yield point.
 func (k *Kernel) CrashGroup(name string) {
-	g := k.group(name)
+	g := k.Group(name)
 	g.crashed = true
 	g.epoch++
 	for _, a := range k.actors {
 		if a.grp == g {
-			a.kill()
+			a.Kill()
 		}
 	}
 }
 
 // RestartGroup lets a crashed group run actors again.
 func (k *Kernel) RestartGroup(name string) {
-	g := k.group(name)
+	g := k.Group(name)
 	g.crashed = false
 	g.pausedUntil = 0
 }
@@ -289,7 +330,7 @@ func (k *Kernel) RestartGroup(name string) {
 // PauseGroup stops the group's actors from running until virtual time until
 // (a GC pause, a stopped VM): its timers still fall due, its locks still expire.
 func (k *Kernel) PauseGroup(name string, until time.Duration) {
-	g := k.group(name)
+	g := k.Group(name)
 	if until > g.pausedUntil {
 		g.pausedUntil = until
 		k.addTimer(until, nil, func() {}) // time must be able to reach the pause's end
@@ -471,7 +512,7 @@ func (k *Kernel) Run(limit time.Duration, stop func() bool) error {
 			a = runnable[k.rng.IntN(len(runnable))]
 		}
 		k.step++
-		k.traceEnd(append(k.traceStart(a.name), "run"...))
+		k.TraceEnd(append(k.TraceStart(a.name), "run"...))
 		k.hand(a)
 	}
 }
@@ -491,10 +532,11 @@ func (k *Kernel) deadlock() error {
 	for _, a := range k.actors {
 		names = append(names, a.name)
 	}
-	return &ErrDeadlock{Actors: names, Tail: tail(k.trace.Bytes(), 20)}
+	return &ErrDeadlock{Actors: names, Tail: Tail(k.trace.Bytes(), 20)}
 }
 
-func tail(b []byte, n int) string {
+// Tail is the last n lines of a trace, for failure messages.
+func Tail(b []byte, n int) string {
 	lines := strings.Split(strings.TrimRight(string(b), "\n"), "\n")
 	if len(lines) > n {
 		lines = lines[len(lines)-n:]
@@ -506,7 +548,7 @@ func tail(b []byte, n int) string {
 // goroutine outlives the run.
 func (k *Kernel) Shutdown() {
 	for _, a := range k.actors {
-		a.kill()
+		a.Kill()
 	}
 	k.reap()
 	for _, r := range k.idle {
@@ -515,10 +557,10 @@ func (k *Kernel) Shutdown() {
 	k.idle = nil
 }
 
-// watch starts the wall-clock watchdog: an actor that blocks outside the kernel
+// Watch starts the wall-clock watchdog: an actor that blocks outside the kernel
 // while holding the baton (a store call that never returns) stops the run with
 // an error instead of hanging it. It never influences the schedule.
-func (k *Kernel) watch(limit time.Duration) (stop func()) {
+func (k *Kernel) Watch(limit time.Duration) (stop func()) {
 	done := make(chan struct{})
 	go func() { // determinism-ok: wall-clock watchdog, observes only
 		tick := time.NewTicker(limit / 4) // determinism-ok: watchdog

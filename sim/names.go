@@ -1,10 +1,37 @@
 package sim
 
-import "github.com/dispatchsim/dispatchsim/history"
+import (
+	"github.com/dispatchsim/dispatchsim/history"
+	"github.com/dispatchsim/dispatchsim/sim/kernel"
+	"github.com/dispatchsim/dispatchsim/sim/traffic"
+	"github.com/dispatchsim/dispatchsim/sim/workers"
+)
 
-// The run record lives in package history; these names keep the simulator's
-// own code short.
+// AdmissionSnapshot is the run admission state left in the store at the end.
+type AdmissionSnapshot = history.AdmissionSnapshot
+
+// ParseSeed reads a root seed (see kernel.ParseSeed).
+func ParseSeed(s string) (uint64, error) { return kernel.ParseSeed(s) }
+
+// WorldSetup is implemented by injectors that also shape the world before it
+// runs (clock skew, routing that arrives late, scheduled crashes).
+type WorldSetup interface {
+	SetupWorld(w *World)
+}
+
+// Names that moved out of sim, and the run record's, which lives in package
+// history: these keep the world's users (faults, scenarios, tests) short.
 type (
+	// the fault hook's types and the seed tree (sim/kernel)
+	Point    = kernel.Point
+	Fault    = kernel.Fault
+	Injector = kernel.Injector
+	SeedTree = kernel.SeedTree
+	// a world's config (sim/workers, sim/traffic)
+	WorkerSpec    = workers.Spec
+	WorkerProfile = workers.Profile
+	Workload      = traffic.Workload
+	// the run record (history)
 	History        = history.History
 	SubmittedJob   = history.SubmittedJob
 	StateChange    = history.StateChange

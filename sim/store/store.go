@@ -1,4 +1,4 @@
-package sim
+package store
 
 import (
 	"context"
@@ -14,40 +14,66 @@ import (
 	"github.com/redis/go-redis/v9/maintnotifications"
 
 	"github.com/dispatchsim/dispatchsim/history"
-
+	"github.com/dispatchsim/dispatchsim/sim/kernel"
 	"github.com/dispatchsim/dispatchsim/sut"
 )
 
 // ErrInjected is the error a store command returns when a fault fires.
 var ErrInjected = errors.New("sim: injected store fault")
 
-// errActorDead is what a dead actor's deferred store calls get while it exits.
-var errActorDead = errors.New("sim: actor crashed")
-
-// store is the simulated Redis: one miniredis shared by every group, each group
+// Store is the simulated Redis: one miniredis shared by every group, each group
 // with its own go-redis client whose hook is both the yield point and the fault
 // point, and which records what the store applied.
-type store struct {
-	w       *World
+type Store struct {
+	k       *kernel.Kernel
+	host    kernel.Host
+	hist    *history.History
+	obs     sut.Observer
+	spec    sut.Spec
 	mr      *miniredis.Miniredis
 	clients []*redis.Client
 	states  map[string]observed
-	scripts map[string]string // sha -> name, for the trace
 	// lockKeys maps a job to its lock's key, once a command named it.
 	lockKeys map[string]string
+	// unfinished are the jobs not yet terminal (see Unfinished).
+	unfinished map[string]bool
 }
 
-func newStore(w *World, seed uint64) *store {
+// New starts the store of a world whose system promises spec. Its TTL clock
+// follows the kernel's virtual time, and a stalled run closes it.
+func New(env kernel.Env, spec sut.Spec) *Store {
 	mr := miniredis.NewMiniRedis()
-	mr.Seed(int(seed & 0x7fffffff))
-	mr.SetTime(w.k.epoch)
+	mr.Seed(int(env.Seeds.Root & 0x7fffffff))
+	mr.SetTime(kernel.Epoch)
 	mr.ClockTTL(true)
 	// One Lua VM for every script instead of one per EVALSHA (patched
 	// miniredis, third_party/): read-only globals keep scripts apart.
 	mr.ReuseLua(true)
-	w.k.onAdvance = append(w.k.onAdvance, mr.SetTime)
-	return &store{w: w, mr: mr, states: map[string]observed{}, scripts: map[string]string{},
-		lockKeys: map[string]string{}}
+	env.Kernel.OnAdvance(mr.SetTime)
+	env.Kernel.OnStall(mr.Close)
+	return &Store{k: env.Kernel, host: env.Host, hist: env.History, obs: env.Observer, spec: spec, mr: mr,
+		states: map[string]observed{}, lockKeys: map[string]string{}, unfinished: map[string]bool{}}
+}
+
+// Unfinished counts the jobs not yet terminal: every job the store holds in a
+// non-terminal state, and every accepted job it holds no state for yet.
+func (s *Store) Unfinished() int { return len(s.unfinished) }
+
+// ExpectJob notes a job the broker accepted: until the store holds a state for
+// it, it counts as unfinished.
+func (s *Store) ExpectJob(jobID string) {
+	if _, ok := s.states[jobID]; !ok {
+		s.unfinished[jobID] = true
+	}
+}
+
+// noteState keeps Unfinished up to date with a committed state.
+func (s *Store) noteState(jobID, st string) {
+	if s.spec.IsTerminal(st) {
+		delete(s.unfinished, jobID)
+	} else {
+		s.unfinished[jobID] = true
+	}
 }
 
 // observed is the last committed state and version seen for a job.
@@ -56,9 +82,9 @@ type observed struct {
 	version int64
 }
 
-// client returns a new go-redis client for group, configured so that nothing
+// Client returns a new go-redis client for group, configured so that nothing
 // in it runs on wall time or retries on its own (DESIGN.md §3).
-func (s *store) client(group string) *redis.Client {
+func (s *Store) Client(group string) *redis.Client {
 	c := redis.NewClient(&redis.Options{
 		Addr:             "miniredis",
 		Dialer:           func(context.Context, string, string) (net.Conn, error) { return s.dial() },
@@ -83,7 +109,7 @@ func (s *store) client(group string) *redis.Client {
 
 // dial connects to miniredis over a memConn once its server runs (the first
 // miniredis.Dial starts it).
-func (s *store) dial() (net.Conn, error) {
+func (s *Store) dial() (net.Conn, error) {
 	srv := s.mr.Server()
 	if srv == nil {
 		return s.mr.Dial()
@@ -95,29 +121,29 @@ func (s *store) dial() (net.Conn, error) {
 
 // The store is the observers' sut.View: reads straight from miniredis, no
 // client, no yield, no fault.
-var _ sut.View = (*store)(nil)
+var _ sut.View = (*Store)(nil)
 
 // Keys lists every key, sorted.
-func (s *store) Keys() []string {
+func (s *Store) Keys() []string {
 	keys := s.mr.Keys()
 	sort.Strings(keys)
 	return keys
 }
 
 // Get reads a string key.
-func (s *store) Get(key string) (string, bool) {
+func (s *Store) Get(key string) (string, bool) {
 	v, err := s.mr.Get(key)
 	return v, err == nil
 }
 
 // Members reads a set.
-func (s *store) Members(key string) []string {
+func (s *Store) Members(key string) []string {
 	m, _ := s.mr.Members(key)
 	return m
 }
 
 // ZScores reads a sorted set.
-func (s *store) ZScores(key string) map[string]float64 {
+func (s *Store) ZScores(key string) map[string]float64 {
 	members, _ := s.mr.ZMembers(key)
 	out := make(map[string]float64, len(members))
 	for _, m := range members {
@@ -127,13 +153,13 @@ func (s *store) ZScores(key string) map[string]float64 {
 }
 
 // Field reads one hash field.
-func (s *store) Field(key, field string) string { return s.mr.HGet(key, field) }
+func (s *Store) Field(key, field string) string { return s.mr.HGet(key, field) }
 
 // TTL is a key's remaining time to live.
-func (s *store) TTL(key string) time.Duration { return s.mr.TTL(key) }
+func (s *Store) TTL(key string) time.Duration { return s.mr.TTL(key) }
 
 // Hash reads a whole hash; ok is false when key holds no hash.
-func (s *store) Hash(key string) (map[string]string, bool) {
+func (s *Store) Hash(key string) (map[string]string, bool) {
 	fields, err := s.mr.HKeys(key)
 	if err != nil {
 		return nil, false
@@ -145,7 +171,8 @@ func (s *store) Hash(key string) (map[string]string, bool) {
 	return h, true
 }
 
-func (s *store) close() {
+// Close closes every client and miniredis.
+func (s *Store) Close() {
 	for _, c := range s.clients {
 		_ = c.Close()
 	}
@@ -165,7 +192,7 @@ var readOnly = map[string]bool{
 var handshake = map[string]bool{"hello": true, "auth": true, "select": true, "client": true}
 
 type storeHook struct {
-	s     *store
+	s     *Store
 	group string
 }
 
@@ -173,12 +200,12 @@ func (h *storeHook) DialHook(next redis.DialHook) redis.DialHook { return next }
 
 func (h *storeHook) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
 	return func(ctx context.Context, cmds []redis.Cmder) error {
-		k := h.s.w.k
-		a := k.mustCurrent(ctx, "redis pipeline")
-		sent := k.now
+		k := h.s.k
+		a := k.Current(ctx, "redis pipeline")
+		sent := k.Now()
 		a.Yield()
 		err := next(ctx, cmds)
-		k.tracef(a.name, "redis pipeline n=%d err=%v", len(cmds), err)
+		k.Tracef(a.Name(), "redis pipeline n=%d err=%v", len(cmds), err)
 		for _, c := range cmds {
 			h.observe(a, c, sent)
 		}
@@ -203,13 +230,13 @@ func (h *storeHook) countFailedJobRead(ctx context.Context, cmd redis.Cmder, err
 	if err == nil || errors.Is(err, redis.Nil) || handshake[name] || !readOnly[name] {
 		return
 	}
-	a := ActorOf(ctx)
-	if a == nil || !strings.HasPrefix(a.grp.Name, "replica-") {
+	a := kernel.ActorOf(ctx)
+	if a == nil || !strings.HasPrefix(a.Group().Name, "replica-") {
 		return
 	}
-	w := h.s.w
-	if _, ok := w.obs.JobKey(firstKey(name, cmd.Args())); ok {
-		w.hist.Redis.FailedJobReads++
+	s := h.s
+	if _, ok := s.obs.JobKey(firstKey(name, cmd.Args())); ok {
+		s.hist.Redis.FailedJobReads++
 	}
 }
 
@@ -217,75 +244,75 @@ func (h *storeHook) countFailedJobRead(ctx context.Context, cmd redis.Cmder, err
 // of what each command committed.
 func (h *storeHook) process(next redis.ProcessHook) redis.ProcessHook {
 	return func(ctx context.Context, cmd redis.Cmder) error {
-		w := h.s.w
-		k := w.k
+		s := h.s
+		k := s.k
 		name := strings.ToLower(cmd.Name())
 		if handshake[name] {
 			err := next(ctx, cmd)
-			k.tracef(actorName(ctx), "redis handshake %s err=%v", name, err)
+			k.Tracef(actorName(ctx), "redis handshake %s err=%v", name, err)
 			return err
 		}
-		a := k.holdsBaton(ctx)
+		a := k.HoldsBaton(ctx)
 		if a == nil {
-			a = k.mustCurrent(ctx, "redis "+name)
+			a = k.Current(ctx, "redis "+name)
 		}
-		if a.exiting {
-			cmd.SetErr(errActorDead)
-			return errActorDead
+		if a.Exiting() {
+			cmd.SetErr(kernel.ErrActorDead)
+			return kernel.ErrActorDead
 		}
-		sent := k.now
+		sent := k.Now()
 		a.Yield()
 
 		args := cmd.Args()
-		var p *Point
-		var f Fault
+		var p *kernel.Point
+		var f kernel.Fault
 		var fired bool
 		var target string // only a fault needs it as a string
-		if w.faultsArmed() {
-			p = &Point{Kind: PointRedis, Actor: a.name, Group: a.grp.Name, Cmd: name, Args: args,
-				Write: !readOnly[name], Key: firstKey(name, args), Fact: w.obs.Command(name, args)}
-			if f, fired = w.fault(p); fired {
+		if s.host.FaultsArmed() {
+			p = &kernel.Point{Kind: history.PointRedis, Actor: a.Name(), Group: a.Group().Name, Cmd: name, Args: args,
+				Write: !readOnly[name], Key: firstKey(name, args), Fact: s.obs.Command(name, args)}
+			if f, fired = s.host.Fault(p); fired {
 				target = h.describe(name, args)
 			}
 		}
-		w.hist.Redis.Commands++
+		s.hist.Redis.Commands++
 		if name == "evalsha" || name == "eval" {
-			w.hist.Redis.Scripts++
+			s.hist.Redis.Scripts++
 		}
 		if fired {
-			w.hist.Redis.Faulted++
-			w.recordFault(a, p, f, target)
+			s.hist.Redis.Faulted++
+			s.host.RecordFault(a, p, f, target)
 			switch f.Effect {
-			case EffectFailBeforeApply:
+			case history.EffectFailBeforeApply:
 				cmd.SetErr(ErrInjected)
-				k.tracef(a.name, "redis %s -> injected error, not applied", target)
+				k.Tracef(a.Name(), "redis %s -> injected error, not applied", target)
 				return ErrInjected
-			case EffectCrash:
-				w.crash(a)
-				a.exitIfDead()
-			case EffectPause:
-				k.PauseGroup(a.grp.Name, k.now+f.Duration)
+			case history.EffectCrash:
+				s.host.Crash(a)
+				a.ExitIfDead()
+			case history.EffectPause:
+				k.PauseGroup(a.Group().Name, k.Now()+f.Duration)
 				a.Yield()
-			case EffectDelay:
-				a.SleepUntil(k.now + f.Duration)
+			case history.EffectDelay:
+				a.SleepUntil(k.Now() + f.Duration)
 			}
 		}
 
 		err := next(ctx, cmd)
-		line := append(k.traceStart(a.name), "redis "...)
+		line := append(k.TraceStart(a.Name()), "redis "...)
 		line = appendTarget(line, name, args)
 		line = append(line, " -> "...)
-		k.traceEnd(appendReply(line, err))
+		k.TraceEnd(appendReply(line, err))
 		h.observe(a, cmd, sent)
 		if fired {
 			switch f.Effect {
-			case EffectReplyLostAfterApply:
+			case history.EffectReplyLostAfterApply:
 				cmd.SetErr(ErrInjected)
-				k.tracef(a.name, "redis reply lost")
+				k.Tracef(a.Name(), "redis reply lost")
 				return ErrInjected
-			case EffectCrashAfterApply:
-				w.crash(a)
-				a.exitIfDead()
+			case history.EffectCrashAfterApply:
+				s.host.Crash(a)
+				a.ExitIfDead()
 			}
 		}
 		return err
@@ -295,43 +322,43 @@ func (h *storeHook) process(next redis.ProcessHook) redis.ProcessHook {
 // observe records every transition the command committed (a new version, even
 // to the same state), read straight from
 // miniredis (no client, no yield).
-func (h *storeHook) observe(a *Actor, cmd redis.Cmder, sent time.Duration) {
+func (h *storeHook) observe(a *kernel.Actor, cmd redis.Cmder, sent time.Duration) {
 	name := strings.ToLower(cmd.Name())
 	if readOnly[name] || cmd.Err() != nil && !errors.Is(cmd.Err(), redis.Nil) {
 		return
 	}
-	w := h.s.w
-	fact := w.obs.Command(name, cmd.Args())
+	s := h.s
+	fact := s.obs.Command(name, cmd.Args())
 	if fact.LockKey != "" {
 		h.observeLock(a, fact)
 		return
 	}
-	for _, key := range w.obs.Touched(h.s, name, cmd.Args()) {
-		id, _ := w.obs.JobKey(key)
-		job := w.obs.Job(h.s, key)
+	for _, key := range s.obs.Touched(h.s, name, cmd.Args()) {
+		id, _ := s.obs.JobKey(key)
+		job := s.obs.Job(h.s, key)
 		st, v := job.State, job.Version
 		prev := h.s.states[id]
 		if st == prev.state && v == prev.version {
 			continue
 		}
 		h.s.states[id] = observed{state: st, version: v}
-		w.hist.States = append(w.hist.States, StateChange{Step: w.k.step, Time: w.k.now, Actor: a.name,
+		s.hist.States = append(s.hist.States, history.StateChange{Step: s.k.Step(), Time: s.k.Now(), Actor: a.Name(),
 			JobID: id, From: prev.state, To: st, Version: v, Sent: sent, Token: fact.Token, Holder: h.lockHolder(id)})
-		w.k.tracef(a.name, "state %s %s -> %s v%d", id, history.StateOrNone(prev.state), st, v)
-		w.onState(id, st)
+		s.k.Tracef(a.Name(), "state %s %s -> %s v%d", id, history.StateOrNone(prev.state), st, v)
+		s.noteState(id, st)
 	}
 }
 
 // observeLock records who holds a job's lock after a command on it.
-func (h *storeHook) observeLock(a *Actor, fact sut.CommandFact) {
-	w := h.s.w
+func (h *storeHook) observeLock(a *kernel.Actor, fact sut.CommandFact) {
+	s := h.s
 	holder, _ := h.s.Get(fact.LockKey)
-	ev := LockEvent{Step: w.k.step, Time: w.k.now, Actor: a.name, JobID: fact.JobID, Token: fact.Token,
+	ev := history.LockEvent{Step: s.k.Step(), Time: s.k.Now(), Actor: a.Name(), JobID: fact.JobID, Token: fact.Token,
 		Held: holder == fact.Token}
 	if ev.Held {
-		ev.Until = w.k.now + h.s.TTL(fact.LockKey)
+		ev.Until = s.k.Now() + h.s.TTL(fact.LockKey)
 	}
-	w.hist.Locks = append(w.hist.Locks, ev)
+	s.hist.Locks = append(s.hist.Locks, ev)
 	h.s.lockKeys[fact.JobID] = fact.LockKey
 }
 
@@ -418,8 +445,8 @@ func shortSHA(s string) string {
 }
 
 func actorName(ctx context.Context) string {
-	if a := ActorOf(ctx); a != nil {
-		return a.name
+	if a := kernel.ActorOf(ctx); a != nil {
+		return a.Name()
 	}
 	return "<none>"
 }

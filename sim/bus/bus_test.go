@@ -1,4 +1,4 @@
-package sim
+package bus
 
 import (
 	"context"
@@ -9,20 +9,30 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/dispatchsim/dispatchsim/history"
+	"github.com/dispatchsim/dispatchsim/sim/kernel"
+	"github.com/dispatchsim/dispatchsim/sim/kernel/kerneltest"
 	"github.com/dispatchsim/dispatchsim/sut"
 	"github.com/dispatchsim/dispatchsim/systems/cordum"
 )
 
-// busWorld is a world used only for its kernel and bus (Run is never called).
-func busWorld(t *testing.T, cfg BusConfig) *World {
+// testWorld is the part of a world the bus needs: a kernel, the run record
+// and a host whose injector a test sets.
+type testWorld struct {
+	k    *kernel.Kernel
+	bus  *Bus
+	hist *history.History
+	host *kerneltest.Host
+}
+
+func busWorld(t *testing.T, cfg history.BusConfig) *testWorld {
 	t.Helper()
-	w := NewWorld(Config{System: cordum.System{}, Seed: 7, Bus: cfg, KeepTrace: true})
-	t.Cleanup(w.store.close)
-	return w
+	env, host, _ := kerneltest.NewEnv(t, 7, true, cordum.System{}.Observer())
+	return &testWorld{k: env.Kernel, bus: New(env, cfg), hist: env.History, host: host}
 }
 
 // publishAt publishes one message from a client actor at virtual time at.
-func publishAt(w *World, at time.Duration, subject, id string) {
+func publishAt(w *testWorld, at time.Duration, subject, id string) {
 	w.k.At(at, func() {
 		w.k.Spawn("clients", "pub-"+id, func(ctx context.Context) {
 			_ = w.bus.Publisher("clients").Publish(ctx, subject, sut.Message{ID: id, Data: []byte(`{}`)})
@@ -32,9 +42,9 @@ func publishAt(w *World, at time.Duration, subject, id string) {
 
 type deliveryLog struct{ at []time.Duration }
 
-func (d *deliveryLog) handler(w *World, result func(n int) error) Handler {
+func (d *deliveryLog) handler(w *testWorld, result func(n int) error) Handler {
 	return func(ctx context.Context, _ []byte) sut.Settle {
-		d.at = append(d.at, w.k.now)
+		d.at = append(d.at, w.k.Now())
 		return settleOf(result(len(d.at)))
 	}
 }
@@ -59,7 +69,7 @@ func settleOf(err error) sut.Settle {
 }
 
 func TestBusNakRedeliversAfterDelay(t *testing.T) {
-	w := busWorld(t, BusConfig{})
+	w := busWorld(t, history.BusConfig{})
 	var log deliveryLog
 	w.bus.Subscribe("s", "q", "g", log.handler(w, func(n int) error {
 		if n < 3 {
@@ -73,15 +83,15 @@ func TestBusNakRedeliversAfterDelay(t *testing.T) {
 }
 
 func TestBusRedeliversUnackedAfterAckWait(t *testing.T) {
-	w := busWorld(t, BusConfig{AckWait: time.Minute})
+	w := busWorld(t, history.BusConfig{AckWait: time.Minute})
 	var log deliveryLog
 	w.bus.Subscribe("s", "q", "g", func(ctx context.Context, data []byte) sut.Settle {
-		log.at = append(log.at, w.k.now)
+		log.at = append(log.at, w.k.Now())
 		if len(log.at) == 1 {
 			// The consumer dies before it acks and comes straight back.
 			w.k.CrashGroup("g")
 			w.k.RestartGroup("g")
-			ActorOf(ctx).exitIfDead()
+			kernel.ActorOf(ctx).ExitIfDead()
 		}
 		return sut.Ack()
 	})
@@ -91,12 +101,12 @@ func TestBusRedeliversUnackedAfterAckWait(t *testing.T) {
 }
 
 func TestBusAckLostRedelivers(t *testing.T) {
-	w := busWorld(t, BusConfig{AckWait: time.Minute})
-	w.cfg.Injector = injectorFunc(func(p *Point) (Fault, bool) {
-		if p.Kind == PointAck && p.Delivery == 1 {
-			return Fault{Kind: "AckLost", Effect: EffectAckLost}, true
+	w := busWorld(t, history.BusConfig{AckWait: time.Minute})
+	w.host.Injector = injectorFunc(func(p *kernel.Point) (kernel.Fault, bool) {
+		if p.Kind == history.PointAck && p.Delivery == 1 {
+			return kernel.Fault{Kind: "AckLost", Effect: history.EffectAckLost}, true
 		}
-		return Fault{}, false
+		return kernel.Fault{}, false
 	})
 	var log deliveryLog
 	w.bus.Subscribe("s", "q", "g", log.handler(w, func(int) error { return nil }))
@@ -107,7 +117,7 @@ func TestBusAckLostRedelivers(t *testing.T) {
 
 func TestBusDedupWindow(t *testing.T) {
 	for _, dedup := range []bool{true, false} {
-		w := busWorld(t, BusConfig{Dedup: dedup, DedupWindow: 2 * time.Minute})
+		w := busWorld(t, history.BusConfig{Dedup: dedup, DedupWindow: 2 * time.Minute})
 		var log deliveryLog
 		w.bus.Subscribe("s", "q", "g", log.handler(w, func(int) error { return nil }))
 		publishAt(w, 0, "s", "same")
@@ -115,22 +125,22 @@ func TestBusDedupWindow(t *testing.T) {
 		publishAt(w, 125*time.Second, "s", "same") // outside it (window counts from the stored copy)
 		publishAt(w, 10*time.Second, "s", "other")
 		require.NoError(t, w.k.Run(time.Hour, nil))
-		outcomes := map[PublishOutcome]int{}
+		outcomes := map[history.PublishOutcome]int{}
 		for _, p := range w.hist.Publishes {
 			outcomes[p.Outcome]++
 		}
 		if dedup {
 			require.Len(t, log.at, 3)
-			require.Equal(t, 1, outcomes[PublishDeduplicated])
+			require.Equal(t, 1, outcomes[history.PublishDeduplicated])
 		} else {
 			require.Len(t, log.at, 4)
-			require.Zero(t, outcomes[PublishDeduplicated])
+			require.Zero(t, outcomes[history.PublishDeduplicated])
 		}
 	}
 }
 
 func TestBusMaxDeliverTerminates(t *testing.T) {
-	w := busWorld(t, BusConfig{MaxDeliver: 4})
+	w := busWorld(t, history.BusConfig{MaxDeliver: 4})
 	var log deliveryLog
 	w.bus.Subscribe("s", "q", "g", log.handler(w, func(int) error {
 		return &retryAfter{err: errors.New("never"), delay: time.Second}
@@ -142,7 +152,7 @@ func TestBusMaxDeliverTerminates(t *testing.T) {
 }
 
 func TestBusQueueGroupDeliversToOneMemberAndFansOutAcrossQueues(t *testing.T) {
-	w := busWorld(t, BusConfig{})
+	w := busWorld(t, history.BusConfig{})
 	var a, b, c deliveryLog
 	w.bus.Subscribe("s", "workers", "g1", a.handler(w, func(int) error { return nil }))
 	w.bus.Subscribe("s", "workers", "g2", b.handler(w, func(int) error { return nil }))
@@ -158,15 +168,15 @@ func TestBusQueueGroupDeliversToOneMemberAndFansOutAcrossQueues(t *testing.T) {
 }
 
 func TestPublishFaultsRecordGroundTruth(t *testing.T) {
-	w := busWorld(t, BusConfig{})
-	effects := []Effect{EffectFailClean, EffectFailStored}
-	w.cfg.Injector = injectorFunc(func(p *Point) (Fault, bool) {
-		if p.Kind != PointPublish || len(effects) == 0 {
-			return Fault{}, false
+	w := busWorld(t, history.BusConfig{})
+	effects := []history.Effect{history.EffectFailClean, history.EffectFailStored}
+	w.host.Injector = injectorFunc(func(p *kernel.Point) (kernel.Fault, bool) {
+		if p.Kind != history.PointPublish || len(effects) == 0 {
+			return kernel.Fault{}, false
 		}
 		e := effects[0]
 		effects = effects[1:]
-		return Fault{Kind: string(e), Effect: e}, true
+		return kernel.Fault{Kind: string(e), Effect: e}, true
 	})
 	var log deliveryLog
 	w.bus.Subscribe("s", "q", "g", log.handler(w, func(int) error { return nil }))
@@ -183,15 +193,15 @@ func TestPublishFaultsRecordGroundTruth(t *testing.T) {
 	require.Error(t, errs[0])
 	require.Error(t, errs[1])
 	require.NoError(t, errs[2])
-	require.Equal(t, PublishFailedClean, w.hist.Publishes[0].Outcome)
-	require.Equal(t, PublishFailedStored, w.hist.Publishes[1].Outcome)
-	require.Equal(t, PublishStored, w.hist.Publishes[2].Outcome)
+	require.Equal(t, history.PublishFailedClean, w.hist.Publishes[0].Outcome)
+	require.Equal(t, history.PublishFailedStored, w.hist.Publishes[1].Outcome)
+	require.Equal(t, history.PublishStored, w.hist.Publishes[2].Outcome)
 	require.Len(t, log.at, 2, "the ambiguous failure was delivered")
 }
 
-type injectorFunc func(p *Point) (Fault, bool)
+type injectorFunc func(p *kernel.Point) (kernel.Fault, bool)
 
-func (f injectorFunc) At(p *Point) (Fault, bool) { return f(p) }
+func (f injectorFunc) At(p *kernel.Point) (kernel.Fault, bool) { return f(p) }
 
 // countingDecoder is a sut.Handler of T that counts its decodings.
 type countingDecoder[T any] struct {
@@ -212,16 +222,16 @@ func TestBusDecodesOnce(t *testing.T) {
 	var plainDecodes, sliceDecodes int
 	var gotPlain []plain
 	var gotSlice []withSlice
-	w := busWorld(t, BusConfig{})
+	w := busWorld(t, history.BusConfig{})
 	for _, q := range []string{"q1", "q2"} {
-		w.bus.subscribeHandler("p", q, "g", countingDecoder[plain]{
+		w.bus.SubscribeHandler("p", q, "g", countingDecoder[plain]{
 			Handler: sut.JSON("decode", func(_ context.Context, v plain) sut.Settle {
 				gotPlain = append(gotPlain, v)
 				return sut.Ack()
 			}),
 			decodes: &plainDecodes,
 		})
-		w.bus.subscribeHandler("s", q, "g", countingDecoder[withSlice]{
+		w.bus.SubscribeHandler("s", q, "g", countingDecoder[withSlice]{
 			Handler: sut.JSON("decode", func(_ context.Context, v withSlice) sut.Settle {
 				gotSlice = append(gotSlice, v)
 				return sut.Ack()

@@ -1,8 +1,7 @@
-package sim
+package store
 
 import (
 	"context"
-	"github.com/dispatchsim/dispatchsim/systems/cordum"
 	"net"
 	"os"
 	"strings"
@@ -52,10 +51,9 @@ func TestScriptsCannotLeakState(t *testing.T) {
 	}
 
 	t.Run("simulated", func(t *testing.T) {
-		w := NewWorld(Config{System: cordum.System{}, Seed: 1})
-		defer w.store.close()
+		_, s, _ := testStore(t, false)
 		rdb := redis.NewClient(&redis.Options{Addr: "miniredis", Protocol: 2, MaxRetries: -1,
-			Dialer: func(context.Context, string, string) (net.Conn, error) { return w.store.mr.Dial() }})
+			Dialer: func(context.Context, string, string) (net.Conn, error) { return s.mr.Dial() }})
 		defer rdb.Close()
 		cases(t, rdb)
 	})

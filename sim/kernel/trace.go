@@ -1,4 +1,4 @@
-package sim
+package kernel
 
 import (
 	"bytes"
@@ -22,7 +22,9 @@ const (
 	fnvPrime64  = 1099511628211
 )
 
-func newTrace(keep bool) *Trace {
+// NewTrace returns an empty trace; keep keeps the text (the checksum is
+// always computed).
+func NewTrace(keep bool) *Trace {
 	return &Trace{sum: fnvOffset64, keep: keep, maxBytes: 64 << 20}
 }
 
@@ -55,9 +57,6 @@ func (t *Trace) Lines() int { return t.lines }
 
 // Bytes is the kept trace text (empty unless the world keeps it).
 func (t *Trace) Bytes() []byte { return t.buf.Bytes() }
-
-// fmtTime renders virtual time since the epoch as seconds with milliseconds.
-func fmtTime(d time.Duration) string { return string(appendTime(nil, d)) }
 
 // appendTime appends d as seconds with milliseconds ("12.034s").
 func appendTime(b []byte, d time.Duration) []byte {

@@ -1,14 +1,15 @@
-package sim
+package kernel
 
 import (
 	"time"
 
+	"github.com/dispatchsim/dispatchsim/history"
 	"github.com/dispatchsim/dispatchsim/sut"
 )
 
 // Point describes where the simulator is asking for a fault.
 type Point struct {
-	Kind  PointKind
+	Kind  history.PointKind
 	Step  uint64
 	Time  time.Duration
 	Actor string
@@ -37,7 +38,7 @@ type Point struct {
 // for Delay and Pause.
 type Fault struct {
 	Kind     string
-	Effect   Effect
+	Effect   history.Effect
 	Duration time.Duration
 }
 
@@ -48,8 +49,29 @@ type Injector interface {
 	At(p *Point) (Fault, bool)
 }
 
-// WorldSetup is implemented by injectors that also shape the world before it
-// runs (clock skew, routing that arrives late, scheduled crashes).
-type WorldSetup interface {
-	SetupWorld(w *World)
+// Host is what the world does for the store, the bus, the workers and the
+// clients it hosts: it asks the injector at a fault point (in the fault phase
+// only), records a fault that fired, and crashes the process an actor runs in
+// (a replica or a worker restarts later; a client call just dies).
+type Host interface {
+	// FaultsArmed reports whether Fault would ask the injector at all: callers
+	// skip building a Point when it would not.
+	FaultsArmed() bool
+	Fault(p *Point) (Fault, bool)
+	// RecordFault puts a fired fault into the history and the trace; a is the
+	// actor it hit, nil for the bus or a driver.
+	RecordFault(a *Actor, p *Point, f Fault, target string)
+	Crash(a *Actor)
+}
+
+// Env is what the world hands each component it hosts (the store, the bus,
+// the workers, the clients): the kernel they run on, the world's fault hook,
+// the run record they append to, the system's observer, and the seed tree
+// their PRNGs come from.
+type Env struct {
+	Kernel   *Kernel
+	Host     Host
+	History  *history.History
+	Observer sut.Observer
+	Seeds    SeedTree
 }

@@ -1,0 +1,130 @@
+package sim
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/redis/go-redis/v9"
+
+	"github.com/dispatchsim/dispatchsim/sim/kernel"
+	"github.com/dispatchsim/dispatchsim/sut"
+)
+
+// replica is one scheduler replica of the system under test: a process that
+// crashes, pauses and restarts as a whole.
+type replica struct {
+	name     string
+	index    int
+	starts   int
+	sys      sut.Replica
+	registry *prometheus.Registry
+	// Registries of every incarnation, so counters survive crashes for checking.
+	registries []*prometheus.Registry
+	client     *redis.Client
+}
+
+// startReplica boots (or reboots) a scheduler replica: a fresh engine on the
+// shared store and bus, its subscriptions, reconciler and replayer.
+func (w *World) startReplica(r *replica) {
+	k := w.k
+	k.RestartGroup(r.name)
+	r.starts++
+	var skew time.Duration
+	if r.index < len(w.cfg.ReplicaSkew) {
+		skew = w.cfg.ReplicaSkew[r.index]
+	}
+	if r.client == nil {
+		r.client = w.store.Client(r.name)
+	}
+	r.registry = prometheus.NewRegistry()
+	r.registries = append(r.registries, r.registry)
+	ports := sut.Ports{
+		Redis:      r.client,
+		Bus:        w.bus.Publisher(r.name),
+		Clock:      k.NewClock(r.name, skew),
+		Random:     w.seeds.Child(fmt.Sprintf("%s#%d", r.name, r.starts)),
+		Registerer: r.registry,
+		Spawn:      w.k.Spawner(r.name),
+	}
+	b := w.bus
+	b.Unsubscribe(r.name)
+	sys, err := w.cfg.System.StartReplica(ports, w.cfg.Options)
+	if err != nil {
+		panic(fmt.Sprintf("sim: %s: %v", r.name, err)) // a harness bug, not an input error
+	}
+	r.sys = sys
+	for _, s := range sys.Subscriptions() {
+		queue := s.Queue
+		if queue == "" {
+			queue = r.name // every replica gets its own copy
+		}
+		b.SubscribeHandler(s.Subject, queue, r.name, s.Handler)
+	}
+}
+
+// crash takes down the process actor a runs in: a replica or a worker crashes
+// whole and restarts after its delay; a client or gateway call just dies.
+func (w *World) crash(a *kernel.Actor) {
+	group := a.Group().Name
+	for i, r := range w.replicas {
+		if r.name == group {
+			w.crashReplica(i)
+			return
+		}
+	}
+	if w.workers.CrashGroup(group) {
+		return
+	}
+	a.Kill()
+}
+
+// crashReplica takes replica i (0-based) down now and restarts it after the
+// configured delay. Its in-flight messages come back after the ack wait.
+func (w *World) crashReplica(i int) {
+	r := w.replicas[i]
+	if w.k.Group(r.name).Crashed() {
+		return
+	}
+	w.k.CrashGroup(r.name)
+	w.k.Tracef(r.name, "replica crashed")
+	w.k.At(w.k.Now()+w.cfg.ReplicaRestartAfter, func() {
+		w.k.Tracef(r.name, "replica restarted")
+		w.startReplica(r)
+	})
+}
+
+// pauseReplica stops replica i from running for d of virtual time.
+func (w *World) pauseReplica(i int, d time.Duration) {
+	w.k.Tracef(w.replicas[i].name, "replica paused for %s", d)
+	w.k.PauseGroup(w.replicas[i].name, w.k.Now()+d)
+}
+
+// SetRouting replaces every live replica's routing now (a config rollout).
+func (w *World) SetRouting(r sut.Routing) {
+	w.cfg.Options.Routing = r
+	w.hist.Routing = append(w.hist.Routing, RoutingChange{Step: w.k.Step(), Time: w.k.Now(), Routing: r.Clone()})
+	for _, rep := range w.replicas {
+		if rep.sys != nil {
+			rep.sys.SetRouting(r)
+		}
+	}
+	w.k.Tracef("config", "routing replaced")
+}
+
+// Replicas counts the scheduler replicas.
+func (w *World) Replicas() int { return len(w.replicas) }
+
+// Metrics gathers every incarnation of every replica's registry.
+func (w *World) Metrics() []prometheus.Gatherer {
+	var out []prometheus.Gatherer
+	for _, r := range w.replicas {
+		for _, reg := range r.registries {
+			out = append(out, reg)
+		}
+	}
+	for _, reg := range w.workers.Registries() {
+		out = append(out, reg)
+	}
+	return out
+}

@@ -1,0 +1,162 @@
+package traffic
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/dispatchsim/dispatchsim/history"
+	"github.com/dispatchsim/dispatchsim/sim/kernel"
+	"github.com/dispatchsim/dispatchsim/sim/store"
+	"github.com/dispatchsim/dispatchsim/sut"
+)
+
+// Clients are a world's gateway clients: the ones its workload plans and the
+// ones a driver starts. Each client is an actor of the "clients" group that
+// calls the system's gateway once (retrying as a real client would) and
+// records the operation, with its call and return times, for the
+// linearizability checks.
+type Clients struct {
+	k          *kernel.Kernel
+	hist       *history.History
+	obs        sut.Observer
+	seeds      kernel.SeedTree
+	store      *store.Store
+	wl         Workload
+	faultPhase time.Duration
+	gateway    sut.Gateway
+	admit      sut.Admission // nil when the system has no run admission
+
+	// pending counts clients not done yet: the heal phase waits for them.
+	pending     int
+	runsStarted bool
+	// scripted numbers the clients a driver starts.
+	scripted int
+}
+
+// New returns the clients of a world whose gateway is gw. wl has its
+// defaults filled in; status reads spread over faultPhase.
+func New(env kernel.Env, s *store.Store, gw sut.Gateway, wl Workload, faultPhase time.Duration) *Clients {
+	c := &Clients{k: env.Kernel, hist: env.History, obs: env.Observer, seeds: env.Seeds, store: s, wl: wl,
+		faultPhase: faultPhase, gateway: gw}
+	c.admit, _ = gw.(sut.Admission)
+	return c
+}
+
+// Pending counts the clients that have not finished.
+func (c *Clients) Pending() int { return c.pending }
+
+// Clients a driver starts (a property-based test, between calls to Advance)
+// act at the current virtual time, on the kernel's schedule.
+
+// nextClient numbers a driver's client after every planned one.
+func (c *Clients) nextClient() int {
+	wl := c.wl
+	c.scripted++
+	return wl.Jobs + wl.StatusReads + wl.Runs + c.scripted
+}
+
+// Submit has a new client submit a job on topic now; it returns the job id.
+func (c *Clients) Submit(topic string) string {
+	client := c.nextClient()
+	id := fmt.Sprintf("x-%d", client)
+	req := sut.Job{ID: id, Topic: topic}
+	if topic == "gpu" {
+		req.Requires = []string{"gpu"}
+	}
+	c.pending++
+	c.k.Spawn("clients", "submit-"+id, func(ctx context.Context) { c.submit(ctx, client, req) })
+	return id
+}
+
+// ReadStatus has a new client read a job's state now.
+func (c *Clients) ReadStatus(jobID string) {
+	client := c.nextClient()
+	c.pending++
+	c.k.Spawn("clients", fmt.Sprintf("status-%d", client), func(ctx context.Context) { c.status(ctx, client, jobID) })
+}
+
+// Cancel has a new client cancel a job now.
+func (c *Clients) Cancel(jobID string) {
+	client := c.nextClient()
+	c.pending++
+	c.k.Spawn("clients", fmt.Sprintf("cancel-%d", client), func(ctx context.Context) { c.cancel(ctx, client, jobID) })
+}
+
+// StartRun has a new client start a workflow run with an idempotency key now,
+// retrying as the planned run clients do. The first call registers the
+// workflow and starts the workflow engine and the sweeper.
+func (c *Clients) StartRun(key string) {
+	if c.admit == nil {
+		return // the system has no run admission
+	}
+	c.bootAdmission()
+	client := c.nextClient()
+	rng := c.seeds.Child(fmt.Sprintf("run-client-%d", client))
+	c.pending++
+	c.k.Spawn("clients", fmt.Sprintf("start-run-%d", client), func(ctx context.Context) {
+		c.startRun(ctx, client, client, key, rng)
+	})
+}
+
+// submit publishes a job request, retrying a refused publish a few times as a
+// gateway would.
+func (c *Clients) submit(ctx context.Context, client int, req sut.Job) {
+	defer func() { c.pending-- }()
+	k := c.k
+	a := kernel.ActorOf(ctx)
+	op := history.ClientOp{Client: client, Kind: history.OpSubmit, Key: req.ID, Input: req.Topic, Call: k.Now(), CallStep: k.Step()}
+	job := history.SubmittedJob{JobID: req.ID, Topic: req.Topic, At: k.Now(), Requires: req.Requires}
+	var err error
+	for try := 0; try < 5; try++ {
+		if err = c.gateway.Submit(ctx, req); err == nil {
+			break
+		}
+		a.SleepUntil(k.Now() + time.Second)
+	}
+	// Accepted when the broker stored any of the attempts (an ambiguous failure
+	// stores it too): the ground truth, not the client's view.
+	for _, p := range c.hist.Publishes {
+		if p.Actor == a.Name() && p.JobID == req.ID && p.Stored() {
+			job.Accepted = true
+		}
+	}
+	op.Return, op.RetStep = k.Now(), k.Step()
+	op.Output = "ok"
+	if err != nil {
+		op.Output, op.Unknown = "error", true
+	}
+	if job.Accepted {
+		c.store.ExpectJob(req.ID)
+	}
+	c.hist.Ops = append(c.hist.Ops, op)
+	c.hist.Submitted = append(c.hist.Submitted, job)
+}
+
+func (c *Clients) cancel(ctx context.Context, client int, jobID string) {
+	defer func() { c.pending-- }()
+	op := history.ClientOp{Client: client, Kind: history.OpCancel, Key: jobID, Call: c.k.Now(), CallStep: c.k.Step()}
+	err := c.gateway.Cancel(ctx, jobID)
+	op.Return, op.RetStep, op.Output = c.k.Now(), c.k.Step(), "ok"
+	if err != nil {
+		op.Output, op.Unknown = "error", true
+	}
+	c.hist.Ops = append(c.hist.Ops, op)
+}
+
+func (c *Clients) status(ctx context.Context, client int, jobID string) {
+	defer func() { c.pending-- }()
+	op := history.ClientOp{Client: client, Kind: history.OpStatus, Key: jobID, Call: c.k.Now(), CallStep: c.k.Step()}
+	st, err := c.gateway.Status(ctx, jobID)
+	op.Return, op.RetStep = c.k.Now(), c.k.Step()
+	switch {
+	case err == nil:
+		op.Output = st
+	case errors.Is(err, sut.ErrNotFound):
+		op.Output = ""
+	default:
+		op.Output, op.Unknown = "error", true
+	}
+	c.hist.Ops = append(c.hist.Ops, op)
+}

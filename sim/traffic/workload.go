@@ -1,0 +1,90 @@
+package traffic
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/dispatchsim/dispatchsim/sut"
+)
+
+// Workload is what gateway clients do.
+type Workload struct {
+	Jobs         int           // jobs submitted (50)
+	SubmitWindow time.Duration // spread over this long (2m)
+	Topics       []string      // drawn uniformly (default: "default")
+	StatusReads  int           // status reads by clients, spread over the fault phase
+	CancelRate   float64       // share of jobs a client later cancels
+	// Runs are workflow-run starts (POST /workflows/{id}/runs) spread over the
+	// submit window; each uses one of RunKeys idempotency keys, so keys repeat.
+	Runs    int
+	RunKeys int // distinct idempotency keys (default Runs/2)
+	// RunLimit is the org's max concurrent runs (default 1: seed 002's setting).
+	RunLimit int
+	// RunDuration is how long an admitted run lasts before it completes (30s).
+	RunDuration time.Duration
+	// Requires maps a topic to the capabilities its jobs require (default:
+	// "gpu" jobs require "gpu").
+	Requires map[string][]string
+	// Scripted plans nothing: a driver submits, reads, cancels and starts runs
+	// through a sim.Driver between calls to Advance.
+	Scripted bool
+}
+
+// WithDefaults is the workload with every default filled in.
+func (wl Workload) WithDefaults() Workload {
+	if wl.Jobs == 0 {
+		wl.Jobs = 50
+	}
+	if wl.SubmitWindow == 0 {
+		wl.SubmitWindow = 2 * time.Minute
+	}
+	if len(wl.Topics) == 0 {
+		wl.Topics = []string{"default"}
+	}
+	if wl.Runs > 0 && wl.RunKeys == 0 {
+		wl.RunKeys = max(wl.Runs/2, 1)
+	}
+	wl.RunLimit = max(wl.RunLimit, 1)
+	return wl
+}
+
+// Plan schedules the workload's clients: submits, cancels, status reads and
+// run starts, drawn from the "workload" PRNG. A scripted workload plans none.
+func (c *Clients) Plan() {
+	wl := c.wl
+	if wl.Scripted {
+		return
+	}
+	rng := c.seeds.Child("workload")
+	for i := range wl.Jobs {
+		id := fmt.Sprintf("j-%d", i+1)
+		at := time.Duration(rng.Int64N(int64(wl.SubmitWindow)))
+		topic := wl.Topics[rng.IntN(len(wl.Topics))]
+		req := sut.Job{ID: id, Topic: topic, Requires: wl.Requires[topic]}
+		if wl.Requires == nil && topic == "gpu" {
+			req.Requires = []string{"gpu"}
+		}
+		c.pending++
+		c.k.At(at, func() { c.k.Spawn("clients", "submit-"+id, func(ctx context.Context) { c.submit(ctx, i, req) }) })
+		if rng.Float64() < wl.CancelRate {
+			cancelAt := at + time.Duration(rng.Int64N(int64(30*time.Second)))
+			c.pending++
+			c.k.At(cancelAt, func() {
+				c.k.Spawn("clients", "cancel-"+id, func(ctx context.Context) { c.cancel(ctx, i, id) })
+			})
+		}
+	}
+	if wl.Runs > 0 {
+		c.scheduleRuns(rng)
+	}
+	for i := range wl.StatusReads {
+		id := fmt.Sprintf("j-%d", rng.IntN(wl.Jobs)+1)
+		at := time.Duration(rng.Int64N(int64(c.faultPhase)))
+		client := wl.Jobs + i
+		c.pending++
+		c.k.At(at, func() {
+			c.k.Spawn("clients", fmt.Sprintf("status-%d", i), func(ctx context.Context) { c.status(ctx, client, id) })
+		})
+	}
+}

@@ -1,0 +1,272 @@
+package workers
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/dispatchsim/dispatchsim/history"
+	"github.com/dispatchsim/dispatchsim/sim/bus"
+	"github.com/dispatchsim/dispatchsim/sim/kernel"
+	"github.com/dispatchsim/dispatchsim/sim/store"
+	"github.com/dispatchsim/dispatchsim/sut"
+)
+
+// Spec describes one simulated worker.
+type Spec struct {
+	ID          string
+	Pool        string
+	MaxParallel int
+	CPU, GPU    float64 // baseline load reported in heartbeats
+}
+
+// Profile is how every worker behaves. Zero values mean the defaults noted.
+type Profile struct {
+	JobDurationMin    time.Duration // 1s
+	JobDurationMax    time.Duration // 20s
+	FailRate          float64       // share of jobs reported FAILED
+	RetryableRate     float64       // share reported FAILED_RETRYABLE
+	HeartbeatInterval time.Duration // 5s
+	RestartAfter      time.Duration // a crashed worker comes back after this (30s)
+	// NoDedup turns off the worker's idempotent consumer: by default a worker
+	// runs a given dispatch (job, generation) at most once per process lifetime.
+	NoDedup bool
+}
+
+// WithDefaults is the profile with every default filled in.
+func (p Profile) WithDefaults() Profile {
+	if p.JobDurationMin == 0 {
+		p.JobDurationMin = time.Second
+	}
+	if p.JobDurationMax == 0 {
+		p.JobDurationMax = 20 * time.Second
+	}
+	if p.HeartbeatInterval == 0 {
+		p.HeartbeatInterval = 5 * time.Second
+	}
+	if p.RestartAfter == 0 {
+		p.RestartAfter = 30 * time.Second
+	}
+	return p
+}
+
+// Fleet is a world's simulated workers.
+type Fleet struct {
+	env     kernel.Env
+	bus     *bus.Bus
+	store   *store.Store
+	proto   sut.WorkerProtocol
+	prof    Profile
+	workers []*worker
+	// registries hold the idempotent consumers' metrics.
+	registries []*prometheus.Registry
+}
+
+// New builds the workers of specs; none runs until Start. Each draws from its
+// own PRNG, "worker-<id>", and runs in the group of that name.
+func New(env kernel.Env, b *bus.Bus, s *store.Store, proto sut.WorkerProtocol, specs []Spec, prof Profile) *Fleet {
+	f := &Fleet{env: env, bus: b, store: s, proto: proto, prof: prof.WithDefaults()}
+	for _, spec := range specs {
+		f.workers = append(f.workers, &worker{fleet: f, spec: spec, group: "worker-" + spec.ID,
+			rng: env.Seeds.Child("worker-" + spec.ID)})
+	}
+	return f
+}
+
+// Start boots every worker.
+func (f *Fleet) Start() {
+	for _, wk := range f.workers {
+		f.start(wk)
+	}
+}
+
+// Len counts the workers.
+func (f *Fleet) Len() int { return len(f.workers) }
+
+// Crash takes worker i (0-based) down now; it restarts after its delay. The
+// crash goes into the history like a fault's, so the checkers know the worker
+// came back with its in-memory de-duplication empty.
+func (f *Fleet) Crash(i int) {
+	wk := f.workers[i]
+	if !f.env.Kernel.Group(wk.group).Crashed() {
+		p := &kernel.Point{Kind: history.PointWorker, Actor: wk.group + "/driver", Group: wk.group}
+		f.env.Host.RecordFault(nil, p, kernel.Fault{Kind: "DriverCrash", Effect: history.EffectCrash}, wk.group)
+	}
+	wk.crash()
+}
+
+// CrashGroup crashes the worker that runs in group, if there is one.
+func (f *Fleet) CrashGroup(group string) bool {
+	for _, wk := range f.workers {
+		if wk.group == group {
+			wk.crash()
+			return true
+		}
+	}
+	return false
+}
+
+// Registries are the workers' consumers' metrics, one per consumer.
+func (f *Fleet) Registries() []*prometheus.Registry { return f.registries }
+
+// worker consumes its direct subject, acks on receipt, runs the job as its own
+// actor (the execution is the side effect exactly-once counts), reports the
+// result and heartbeats its load.
+type worker struct {
+	fleet  *Fleet
+	spec   Spec
+	group  string
+	rng    *rand.Rand
+	active int
+	seen   map[string]bool
+	starts int
+	// gate is the system's idempotent consumer, if it has one.
+	gate sut.DispatchGate
+}
+
+func (f *Fleet) start(wk *worker) {
+	k := f.env.Kernel
+	wk.starts++
+	wk.active = 0
+	wk.seen = map[string]bool{}
+	k.RestartGroup(wk.group)
+	f.bus.Unsubscribe(wk.group)
+	if c, ok := f.proto.(sut.IdempotentConsumer); ok && !f.prof.NoDedup && wk.gate == nil {
+		reg := prometheus.NewRegistry()
+		f.registries = append(f.registries, reg)
+		gate, err := c.Consumer(sut.Ports{Redis: f.store.Client(wk.group), Clock: k.NewClock(wk.group, 0),
+			Random: f.env.Seeds.Child(wk.group + "/consumer"), Registerer: reg, Spawn: k.Spawner(wk.group)})
+		if err != nil {
+			panic(fmt.Sprintf("sim: %s consumer: %v", wk.group, err)) // a harness bug, not an input error
+		}
+		wk.gate = gate
+	}
+	f.bus.SubscribeHandler(f.proto.Subject(wk.spec.ID), wk.group, wk.group, dispatchHandler{wk})
+	k.Spawn(wk.group, "heartbeat", wk.heartbeatLoop)
+}
+
+// dispatchHandler decodes dispatches with the system's worker protocol.
+type dispatchHandler struct{ wk *worker }
+
+func (h dispatchHandler) Decode(data []byte) (any, error) {
+	d, err := h.wk.fleet.proto.DecodeDispatch(data)
+	if err != nil {
+		return nil, fmt.Errorf("decode job packet: %w", err)
+	}
+	return d, nil
+}
+
+func (h dispatchHandler) Handle(ctx context.Context, v any) sut.Settle {
+	return h.wk.accept(ctx, v.(sut.Dispatch))
+}
+
+// accept runs a dispatch as its own actor; the idempotent consumer runs a
+// (job, generation) once per process lifetime.
+func (wk *worker) accept(ctx context.Context, pkt sut.Dispatch) sut.Settle {
+	key := fmt.Sprintf("%s/%d", pkt.JobID, pkt.Gen)
+	if !wk.fleet.prof.NoDedup && wk.seen[key] {
+		wk.fleet.env.Kernel.Tracef(kernel.ActorOf(ctx).Name(), "worker skips duplicate %s", key)
+		return sut.Ack()
+	}
+	if wk.gate != nil {
+		first, err := wk.gate.First(ctx, pkt)
+		if err != nil {
+			return sut.NakAfter(time.Second) // the store is unsure: ask again
+		}
+		if !first {
+			wk.fleet.env.Kernel.Tracef(kernel.ActorOf(ctx).Name(), "worker consumer refuses %s", key)
+			return sut.Ack()
+		}
+	}
+	wk.seen[key] = true
+	wk.active++
+	wk.fleet.env.Kernel.Spawn(wk.group, "run-"+key, func(ctx context.Context) { wk.run(ctx, pkt) })
+	return sut.Ack()
+}
+
+func (wk *worker) run(ctx context.Context, pkt sut.Dispatch) {
+	fl, k := wk.fleet, wk.fleet.env.Kernel
+	hist := fl.env.History
+	a := kernel.ActorOf(ctx)
+	prof := fl.prof
+	hist.Executions = append(hist.Executions, history.Execution{Step: k.Step(), Time: k.Now(), Worker: wk.spec.ID,
+		JobID: pkt.JobID, Gen: pkt.Gen, DispatchID: pkt.ID})
+	k.Tracef(a.Name(), "execute %s gen=%d", pkt.JobID, pkt.Gen)
+	span := int64(prof.JobDurationMax - prof.JobDurationMin)
+	d := prof.JobDurationMin
+	if span > 0 {
+		d += time.Duration(wk.rng.Int64N(span))
+	}
+	a.SleepUntil(k.Now() + d)
+
+	status := sut.Succeeded
+	switch r := wk.rng.Float64(); {
+	case r < prof.FailRate:
+		status = sut.Failed
+	case r < prof.FailRate+prof.RetryableRate:
+		status = sut.FailedRetryable
+	}
+	results := []sut.Outcome{status}
+	p := &kernel.Point{Kind: history.PointWorker, Actor: a.Name(), Group: wk.group, JobID: pkt.JobID}
+	if f, fired := fl.env.Host.Fault(p); fired {
+		fl.env.Host.RecordFault(a, p, f, pkt.JobID)
+		switch f.Effect {
+		case history.EffectCrash:
+			fl.env.Host.Crash(a)
+			a.ExitIfDead()
+		case history.EffectDelay:
+			a.SleepUntil(k.Now() + f.Duration) // a late result
+		case history.EffectDuplicateResult:
+			results = append(results, status)
+		case history.EffectRetryableAfterSuccess:
+			// Seed 004: the job completed, then teardown hit a retryable error.
+			results = []sut.Outcome{sut.Succeeded, sut.FailedRetryable}
+		}
+	}
+	pub := fl.bus.Publisher(wk.group)
+	for _, st := range results {
+		subject, msg := fl.proto.Result(pkt, wk.spec.ID, st)
+		// A result the broker refused is retried, as a worker's client would.
+		// Recorded as it is sent: the engine may apply it before the
+		// publish returns to the worker.
+		hist.Reports = append(hist.Reports, history.WorkerReport{Step: k.Step(), Time: k.Now(), Worker: wk.spec.ID,
+			JobID: pkt.JobID, Gen: pkt.Gen, DispatchID: pkt.ID, Outcome: string(st),
+			ResultPtr: fl.env.Observer.Message(subject, msg.Data).ResultPtr})
+		for try := 0; try < 5; try++ {
+			if err := pub.Publish(ctx, subject, msg); err == nil {
+				break
+			}
+			a.SleepUntil(k.Now() + time.Second)
+		}
+	}
+	wk.active--
+}
+
+// crash takes the worker down: in-flight jobs are lost, and it restarts later.
+func (wk *worker) crash() {
+	k := wk.fleet.env.Kernel
+	if k.Group(wk.group).Crashed() {
+		return
+	}
+	k.CrashGroup(wk.group)
+	k.Tracef(wk.group, "worker crashed")
+	k.At(k.Now()+wk.fleet.prof.RestartAfter, func() {
+		k.Tracef(wk.group, "worker restarted")
+		wk.fleet.start(wk)
+	})
+}
+
+func (wk *worker) heartbeatLoop(ctx context.Context) {
+	fl, k := wk.fleet, wk.fleet.env.Kernel
+	a := kernel.ActorOf(ctx)
+	pub := fl.bus.Publisher(wk.group)
+	for {
+		subject, msg := fl.proto.Heartbeat(sut.Heartbeat{WorkerID: wk.spec.ID, Pool: wk.spec.Pool, Active: wk.active,
+			Parallel: wk.spec.MaxParallel, CPU: wk.spec.CPU + float64(wk.rng.IntN(10)), GPU: wk.spec.GPU})
+		_ = pub.Publish(ctx, subject, msg)
+		a.SleepUntil(k.Now() + fl.prof.HeartbeatInterval)
+	}
+}
