@@ -39,6 +39,11 @@ func TestWorkerRunsADispatchOncePerLifetime(t *testing.T) {
 			})
 		})
 	}
+	// The job as the engine wrote it before publishing: the worker's fence
+	// runs only a dispatch the store still names current.
+	k.Spawn("replica-1", "dispatched-write", func(ctx context.Context) {
+		require.NoError(t, s.Client("replica-1").HSet(ctx, "job:j-1", "state", "DISPATCHED", "dispatch_gen", 1).Err())
+	})
 	deliverAt(time.Second)
 	deliverAt(2 * time.Second) // a duplicate delivery
 	k.At(time.Minute, func() { fleet.Crash(0) })
