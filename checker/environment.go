@@ -17,9 +17,10 @@ func attributeToEnvironment(c *run) {
 	if len(losses) == 0 {
 		return
 	}
+	// A violation without a step is judged on the final state: after every loss.
 	blame := func(id string, step uint64) (history.StoreLoss, bool) {
 		for _, l := range losses {
-			if l.Step <= step && l.Affects(id) {
+			if (step == 0 || l.Step <= step) && l.Affects(id) {
 				return l, true
 			}
 		}

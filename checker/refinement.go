@@ -160,7 +160,8 @@ func dlqEntryMatches(c *run, cm Commit) string {
 
 // dlqTrueCause: routing reason codes name the true cause, from the routing
 // in force when the job was last scheduled or when it failed (a rollout
-// between the two may justify either).
+// between the two may justify either), on the replica that acted (one on its
+// own config routes by its own).
 func dlqTrueCause(c *run, cm Commit) string {
 	sys := c.in.System
 	code := cm.DLQ.ReasonCode
@@ -172,8 +173,10 @@ func dlqTrueCause(c *run, cm Commit) string {
 		return ""
 	}
 	var seen []string
-	for _, t := range []time.Duration{c.lastEntered(cm.Job, sys.Scheduled, cm.Step), cm.Time} {
-		mapped, pools := c.in.History.RoutingAt(t).Eligible(job.Topic, job.Requires)
+	picked, _ := c.enteringChange(cm.Job, sys.Scheduled, cm.Step)
+	for _, at := range []history.StateChange{picked, cm.State} {
+		t := at.Time
+		mapped, pools := c.in.History.RoutingOf(group(at.Actor), t).Eligible(job.Topic, job.Requires)
 		cause := "pools " + strings.Join(pools, ",") + " eligible"
 		switch {
 		case !mapped:

@@ -254,3 +254,19 @@ func TestPausedPublishIsExcusedOnlyWhileTheWorkerRefusesIt(t *testing.T) {
 		require.Len(t, only(stale(false).check(), g), 1, "late with no pause to explain it")
 	}
 }
+
+// A replica on its own config routes by its own routing: a topic-missing
+// failure it files is true where its routing lacks the topic, whatever the
+// others run with; the same code from a replica on the shared routing is not.
+func TestDLQReasonAgainstTheActingReplicasRouting(t *testing.T) {
+	byReplica := func(actor string) *story {
+		s := routed(generalOnly, nil, engine.ReasonNoPoolMappingTopic)
+		s.h.Routing = append(s.h.Routing, history.RoutingChange{Routing: noTopics, Replica: "replica-3"})
+		for i := range s.h.States {
+			s.h.States[i].Actor = actor + "/sys.job.submit#1.1"
+		}
+		return s
+	}
+	require.Empty(t, only(byReplica("replica-3").check(), "dlq_true_cause"))
+	require.Len(t, only(byReplica("replica-1").check(), "dlq_true_cause"), 1)
+}

@@ -18,7 +18,8 @@ var effectsAt = map[sim.PointKind][]sim.Effect{
 	sim.PointPublish: {sim.EffectFailClean, sim.EffectFailStored, sim.EffectDelay, sim.EffectCrash},
 	sim.PointDeliver: {sim.EffectDuplicate, sim.EffectDelay},
 	sim.PointAck:     {sim.EffectAckLost, sim.EffectCrash},
-	sim.PointWorker:  {sim.EffectCrash, sim.EffectDuplicateResult, sim.EffectDelay, sim.EffectRetryableAfterSuccess},
+	sim.PointWorker: {sim.EffectCrash, sim.EffectDuplicateResult, sim.EffectDelay, sim.EffectRetryableAfterSuccess,
+		sim.EffectRetryableResult},
 }
 
 func TestCatalogIsWellFormed(t *testing.T) {
@@ -38,7 +39,9 @@ func TestCatalogIsWellFormed(t *testing.T) {
 		require.Equal(t, k.Name, got.Name)
 		switch k.Timing {
 		case AtPoint, Window:
-			require.Contains(t, effectsAt[k.Point], k.Effect, "%s: %s cannot happen at a %s point", k.Name, k.Effect, k.Point)
+			for _, e := range append([]sim.Effect{k.Effect}, k.Also...) {
+				require.Contains(t, effectsAt[k.Point], e, "%s: %s cannot happen at a %s point", k.Name, e, k.Point)
+			}
 			require.Positive(t, k.Defaults.Probability, k.Name)
 			if k.Effect == sim.EffectDelay || k.Effect == sim.EffectPause || k.Timing == Window {
 				require.Positive(t, k.Defaults.DurationMsMax, "%s draws a duration", k.Name)
@@ -129,6 +132,8 @@ func TestAvailabilityFilters(t *testing.T) {
 		"WorkerCrashMidJob":              worker,
 		"WorkerResultDuplicated":         worker,
 		"WorkerResultLate":               worker,
+		"WorkerResultLateAndRetryable":   worker,
+		"WorkerRetryableWindow":          worker,
 		"WorkerRetryableAfterSuccess":    worker,
 		"WorkerHeartbeatsStop":           {"worker heartbeat"},
 		"GatewayCrashAfterReserve":       {"gateway reserve", "gateway takeover"},
@@ -137,6 +142,8 @@ func TestAvailabilityFilters(t *testing.T) {
 		"ClockSkew":                nil,
 		"PoolMappingMissing":       nil,
 		"PoolMappingMissingStatic": nil,
+		"RollingDeploy":            nil,
+		"StoreLosesAckedWrites":    nil,
 	}
 	points := namedPoints()
 	for _, k := range Catalog() {

@@ -233,8 +233,8 @@ func (in *Injector) At(p *sim.Point) (sim.Fault, bool) {
 		end := start + time.Duration(win.entry.DurationMs)*time.Millisecond
 		if chosen == nil && p.Time >= start && p.Time < end {
 			st.Fired++
-			chosen = &PlanEntry{Kind: win.kind.Name, Effect: win.entry.Effect, Point: p.Kind, Group: p.Group,
-				Target: id.target, Occurrence: occ, Step: p.Step}
+			chosen = &PlanEntry{Kind: win.kind.Name, Effect: win.entry.Effect, Also: win.kind.Also, Point: p.Kind,
+				Group: p.Group, Target: id.target, Occurrence: occ, Step: p.Step}
 		}
 	}
 	// A window's points are not plan entries: the window is, and replays them.
@@ -248,7 +248,7 @@ func (in *Injector) At(p *sim.Point) (sim.Fault, bool) {
 		if chosen != nil || in.replay || !in.budgetAllows(ak) || ak.rng.Float64() >= ak.ko.Probability {
 			continue
 		}
-		e := PlanEntry{Kind: ak.kind.Name, Effect: ak.kind.Effect, Point: p.Kind, Group: p.Group,
+		e := PlanEntry{Kind: ak.kind.Name, Effect: ak.kind.Effect, Also: ak.kind.Also, Point: p.Kind, Group: p.Group,
 			Target: id.target, Occurrence: occ, Step: p.Step}
 		if ak.ko.DurationMsMax > 0 {
 			e.DurationMs = drawMs(ak.rng, ak.ko.DurationMsMin, ak.ko.DurationMsMax)

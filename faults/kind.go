@@ -49,8 +49,10 @@ type Kind struct {
 	// on the world directly).
 	Point sim.PointKind
 	// Effect is what the simulator does when the kind fires ("" for setup
-	// kinds that act on the world directly).
+	// kinds that act on the world directly); Also are further effects at the
+	// same point, in order.
 	Effect sim.Effect
+	Also   []sim.Effect
 	// Defaults are the knobs a kind gets when it is turned on with zero values.
 	Defaults KindOptions
 

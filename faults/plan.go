@@ -20,7 +20,8 @@ const PlanVersion = history.PlanVersion
 
 // planFault is the simulator's fault entry e forces at its point.
 func planFault(e PlanEntry) sim.Fault {
-	return sim.Fault{Kind: e.Kind, Effect: e.Effect, Duration: time.Duration(e.DurationMs) * time.Millisecond}
+	return sim.Fault{Kind: e.Kind, Effect: e.Effect, Duration: time.Duration(e.DurationMs) * time.Millisecond,
+		Also: e.Also}
 }
 
 // pointKey is a point fault's identity.

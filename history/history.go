@@ -124,21 +124,30 @@ type WorkerReport struct {
 	ResultPtr  string
 }
 
-// RoutingChange is the routing in force from Time on.
+// RoutingChange is the routing in force from Time on: on every replica, or
+// on Replica alone (a replica started on its own config).
 type RoutingChange struct {
 	Step    uint64
 	Time    time.Duration
 	Routing sut.Routing
+	Replica string `json:",omitempty"`
 }
 
-// RoutingAt is the routing in force at t (the last change at or before it).
-func (h *History) RoutingAt(t time.Duration) sut.Routing {
+// RoutingAt is the routing in force at t on replicas without their own (the
+// last rollout at or before it).
+func (h *History) RoutingAt(t time.Duration) sut.Routing { return h.RoutingOf("", t) }
+
+// RoutingOf is the routing replica ran with at t: the last change at or before
+// t that was a rollout to every replica or replica's own config.
+func (h *History) RoutingOf(replica string, t time.Duration) sut.Routing {
 	var r sut.Routing
 	for _, c := range h.Routing {
 		if c.Time > t {
 			break
 		}
-		r = c.Routing
+		if c.Replica == "" || c.Replica == replica {
+			r = c.Routing
+		}
 	}
 	return r
 }
@@ -202,6 +211,7 @@ type FaultRecord struct {
 	Actor  string
 	Kind   string
 	Effect Effect
+	Also   []Effect `json:",omitempty"` // further effects at the same point
 	Point  PointKind
 	Target string // command and key, subject, or job
 }
@@ -274,6 +284,9 @@ const (
 	EffectAckLost               Effect = "ack_lost"
 	EffectDuplicateResult       Effect = "duplicate_result"
 	EffectRetryableAfterSuccess Effect = "retryable_after_success"
+	// EffectRetryableResult: the worker reports a retryable failure whatever
+	// the job did (a dependency outage, a window of them).
+	EffectRetryableResult Effect = "retryable_result"
 )
 
 // BusConfig is the simulated broker's behaviour, modelled on a JetStream

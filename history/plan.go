@@ -33,8 +33,11 @@ type Plan struct {
 // DurationMs, never when DurationMs is 0), or a clock skew (Group is the
 // replica, SkewMs the skew).
 type PlanEntry struct {
-	Kind       string    `json:"kind"`
-	Effect     Effect    `json:"effect,omitempty"`
+	Kind   string `json:"kind"`
+	Effect Effect `json:"effect,omitempty"`
+	// Also are further effects at the same point (a result both late and
+	// retryable), applied in order after Effect.
+	Also       []Effect  `json:"also,omitempty"`
 	DurationMs int64     `json:"duration_ms,omitempty"`
 	Point      PointKind `json:"point,omitempty"`
 	Group      string    `json:"group,omitempty"`

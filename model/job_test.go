@@ -246,5 +246,3 @@ func TestJobLifecycleEvents(t *testing.T) {
 	bad := history(h, []porcupine.Operation{CommitOp(0, 50, "b", StateRunning, StateSucceeded), ReadOp(1, 51, 52, "b", StateRunning)})
 	require.False(t, porcupine.CheckEvents(engineLifecycle, events(bad)))
 }
-
-

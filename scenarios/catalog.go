@@ -163,6 +163,42 @@ func All() []Scenario {
 			Seeds:       SeedRange{First: 8500, Count: 8},
 		},
 		{
+			Name:   "rolling-deploy",
+			Source: "DESIGN §4",
+			Description: "a rolling deploy written as events: each replica stopped with a 30s drain and started again in " +
+				"turn, replica-3 on the old config (a shorter lock TTL and dispatch timeout) until it is replaced, a GC " +
+				"pause on replica-1 and a store failover's worth of skew, under ambiguous publishes, lost acks, late " +
+				"and retryable results and a window of retryable failures",
+			Faults: []faults.Kind{faults.PublishFailsAfterStored, faults.AckLost, faults.WorkerResultLateAndRetryable,
+				faults.WorkerRetryableWindow, faults.ReplicaCrashBeforeAck},
+			Options: often(0.05, faults.WorkerResultLateAndRetryable, faults.PublishFailsAfterStored),
+			World: World{
+				ReplicaSkew:    []time.Duration{0, 40 * time.Second, -25 * time.Second},
+				ReplicaOptions: map[int]sut.Options{3: {LockTTL: 15 * time.Second, DispatchTimeout: 120 * time.Second}},
+				Events: []sim.Event{
+					{At: 45 * time.Second, Action: sim.EventStop, Replica: 1, For: 30 * time.Second},
+					{At: 90 * time.Second, Action: sim.EventStart, Replica: 1},
+					{At: 100 * time.Second, Action: sim.EventPause, Replica: 1, For: 20 * time.Second},
+					{At: 130 * time.Second, Action: sim.EventStop, Replica: 2, For: 30 * time.Second},
+					{At: 175 * time.Second, Action: sim.EventStart, Replica: 2},
+					{At: 200 * time.Second, Action: sim.EventKill, Replica: 3},
+					{At: 230 * time.Second, Action: sim.EventStart, Replica: 3},
+				},
+			},
+			Seeds: SeedRange{First: 8700, Count: 8},
+		},
+		{
+			Name:   "store-failover",
+			Source: "DESIGN §5",
+			Description: "the store fails over to a copy that lagged by up to 2s and forgets the writes it acknowledged " +
+				"meanwhile: what follows on the jobs and keys it forgot is the environment's, every other job is still " +
+				"held to the whole contract",
+			Faults:    []faults.Kind{faults.StoreLosesAckedWrites, faults.PublishLatency, faults.StoreLatency},
+			Sometimes: []string{"store_loss_touched"},
+			World:     World{Workload: &sim.Workload{Jobs: 40, StatusReads: 30, CancelRate: 0.05, Runs: 6, RunLimit: 2}},
+			Seeds:     SeedRange{First: 8800, Count: 8},
+		},
+		{
 			Name:        "swarm",
 			Source:      "exploratory",
 			Description: "each seed draws which fault kinds are on and how often (swarm testing), with jobs and workflow runs",

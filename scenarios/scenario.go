@@ -37,6 +37,9 @@ type Scenario struct {
 	// the range: the scenario demonstrates a property that is impossible by
 	// construction in this configuration, and passes when the harness finds it.
 	ExpectViolation string
+	// Sometimes are branches its release seeds must reach between them, or
+	// the scenario tested nothing (a store loss that forgot no write).
+	Sometimes []string
 	// Swarm draws the fault mix from the seed instead of Faults.
 	Swarm bool
 	// WorldSwarm also draws the world from the seed (drawWorld): topology,
@@ -81,6 +84,10 @@ type World struct {
 	Bus         *sim.BusConfig
 	Workers     *sim.WorkerProfile
 	ReplicaSkew []time.Duration
+	// ReplicaOptions replace Options for some replicas (1-based), and Events
+	// are operators' and the environment's actions at set times.
+	ReplicaOptions map[int]sut.Options
+	Events         []sim.Event
 }
 
 // world is the seed's world and what the checker holds it to.
@@ -163,6 +170,7 @@ func (s Scenario) Config(seed uint64, inj *faults.Injector) sim.Config {
 	if world.ReplicaSkew != nil {
 		cfg.ReplicaSkew = world.ReplicaSkew
 	}
+	cfg.ReplicaOptions, cfg.Events = world.ReplicaOptions, world.Events
 	return cfg
 }
 
@@ -220,11 +228,12 @@ func (s Scenario) run(seed uint64, inj *faults.Injector, keepTrace bool) *Outcom
 	r := checker.Check(checker.Input{History: res.History, Final: res.Final, DLQ: res.DLQ, Admission: res.Admission, Metrics: w.Metrics(),
 		Spec: spec, System: w.Spec(), RunErr: res.Err, Bus: &bus})
 	return &Outcome{System: s.system().Name(), Scenario: s.Name, Seed: seed, Checksum: res.Checksum, Steps: res.Steps, Result: r, Run: res,
-		World: w, Plan: inj.Plan(), Fired: inj.Fired(), Branches: branches(w, res.DLQ), Wall: wall, Check: r.Figures.CheckDuration}
+		World: w, Plan: inj.Plan(), Fired: inj.Fired(), Branches: branches(w, res), Wall: wall, Check: r.Figures.CheckDuration}
 }
 
-// Violated reports whether the seed broke a property.
-func (o *Outcome) Violated() bool { return o.Result.Failed() }
+// Violated reports whether the seed broke a property the system promises;
+// findings the environment's broken contract explains are not the system's.
+func (o *Outcome) Violated() bool { return o.Result.SystemFailed() }
 
 // HasViolation reports whether the named checker fired.
 func (o *Outcome) HasViolation(name string) bool {
@@ -251,12 +260,18 @@ func ReplayLine(system, scenario string, seed uint64) string {
 // branches counts how often the system reached each risky branch its spec
 // names, from its metrics summed over every replica incarnation, and each
 // DLQ reason code the run filed (dlq_<code>), from the store.
-func branches(w *sim.World, dlq map[string]sut.DLQEntry) map[string]int {
+func branches(w *sim.World, res *sim.Result) map[string]int {
 	spec := w.Spec()
 	names := spec.Metrics.Branches
 	out := map[string]int{}
-	for _, e := range dlq {
+	for _, e := range res.DLQ {
 		out["dlq_"+e.ReasonCode]++
+	}
+	// The environment's branch: a store loss that forgot something.
+	for _, l := range res.History.StoreLosses {
+		if len(l.Jobs)+len(l.RunKeys) > 0 {
+			out["store_loss_touched"]++
+		}
 	}
 	for _, g := range append(w.Metrics(), w.GatewayMetrics()) {
 		families, err := g.Gather()

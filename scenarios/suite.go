@@ -44,7 +44,7 @@ func Release() Suite {
 	s := Suite{Name: "release", Description: "every scenario over fixed seed ranges; the CI gate"}
 	s.Cases = append(s.Cases, Regression().Cases...)
 	for _, sc := range All() {
-		s.Cases = append(s.Cases, Case{Scenario: sc, Seeds: sc.Seeds.Seeds()})
+		s.Cases = append(s.Cases, Case{Scenario: sc, Seeds: sc.Seeds.Seeds(), Sometimes: sc.Sometimes})
 	}
 	return s
 }

@@ -68,6 +68,7 @@ const (
 	EffectAckLost               = history.EffectAckLost
 	EffectDuplicateResult       = history.EffectDuplicateResult
 	EffectRetryableAfterSuccess = history.EffectRetryableAfterSuccess
+	EffectRetryableResult       = history.EffectRetryableResult
 	PublishStored               = history.PublishStored
 	PublishDeduplicated         = history.PublishDeduplicated
 	PublishFailedClean          = history.PublishFailedClean

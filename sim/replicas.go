@@ -22,6 +22,9 @@ type replica struct {
 	// Registries of every incarnation, so counters survive crashes for checking.
 	registries []*prometheus.Registry
 	client     *redis.Client
+	// down: an operator's stop or kill holds it down until a start; a crash
+	// does not restart it meanwhile.
+	down bool
 }
 
 // startReplica boots (or reboots) a scheduler replica: a fresh engine on the
@@ -49,7 +52,12 @@ func (w *World) startReplica(r *replica) {
 	}
 	b := w.bus
 	b.Unsubscribe(r.name)
-	sys, err := w.cfg.System.StartReplica(ports, w.cfg.Options)
+	opts := w.replicaOptions(r.index)
+	if _, own := w.cfg.ReplicaOptions[r.index+1]; own {
+		w.hist.Routing = append(w.hist.Routing, RoutingChange{Step: k.Step(), Time: k.Now(), Routing: opts.Routing.Clone(),
+			Replica: r.name})
+	}
+	sys, err := w.cfg.System.StartReplica(ports, opts)
 	if err != nil {
 		panic(fmt.Sprintf("sim: %s: %v", r.name, err)) // a harness bug, not an input error
 	}
@@ -89,6 +97,9 @@ func (w *World) crashReplica(i int) {
 	w.k.CrashGroup(r.name)
 	w.k.Tracef(r.name, "replica crashed")
 	w.k.At(w.k.Now()+w.cfg.ReplicaRestartAfter, func() {
+		if r.down || !w.k.Group(r.name).Crashed() {
+			return // held down by an operator, or already started
+		}
 		w.k.Tracef(r.name, "replica restarted")
 		w.startReplica(r)
 	})
@@ -127,4 +138,28 @@ func (w *World) Metrics() []prometheus.Gatherer {
 		out = append(out, reg)
 	}
 	return out
+}
+
+// replicaOptions are the options replica i (0-based) runs with.
+func (w *World) replicaOptions(i int) sut.Options {
+	if o, ok := w.cfg.ReplicaOptions[i+1]; ok {
+		return o
+	}
+	return w.cfg.Options
+}
+
+// loosestSpec is the system's promise under the world's options where every
+// replica may act: with replicas on other configs, the shortest timeout,
+// grace window and retry cap any of them runs with, so a lower bound holds
+// the fastest replica to its own setting and no faster.
+func loosestSpec(cfg Config) sut.Spec {
+	spec := cfg.System.Spec(cfg.Options)
+	for _, o := range cfg.ReplicaOptions {
+		s := cfg.System.Spec(o)
+		spec.DispatchTimeout = min(spec.DispatchTimeout, s.DispatchTimeout)
+		spec.RunningTimeout = min(spec.RunningTimeout, s.RunningTimeout)
+		spec.PickGrace = min(spec.PickGrace, s.PickGrace)
+		spec.MaxSchedulingRetries = min(spec.MaxSchedulingRetries, s.MaxSchedulingRetries)
+	}
+	return spec
 }

@@ -31,8 +31,14 @@ type Config struct {
 	Options sut.Options
 	// ReplicaSkew shifts replica i's clock (missing entries: none).
 	ReplicaSkew []time.Duration
+	// ReplicaOptions replaces Options for a replica, by 1-based number: a
+	// replica on another config (an old one, mid-rollout).
+	ReplicaOptions map[int]sut.Options `json:",omitempty"`
 	// ReplicaRestartAfter is how long a crashed replica stays down (20s).
 	ReplicaRestartAfter time.Duration
+	// Events are operators' and the environment's actions at set times: a
+	// rolling deploy, a pause, a store failover.
+	Events []Event `json:",omitempty"`
 
 	Injector Injector `json:"-"`
 	// FaultPhase is how long faults may fire (10m); the heal phase follows.
@@ -75,6 +81,19 @@ func (c Config) withDefaults() Config {
 		}
 	}
 	c.Options.RunLimit = max(c.Options.RunLimit, c.Workload.RunLimit, 1)
+	own := make(map[int]sut.Options, len(c.ReplicaOptions))
+	for n, o := range c.ReplicaOptions {
+		// A replica's own options keep the world's routing and run limit
+		// unless they name their own.
+		if o.Routing.Topics == nil {
+			o.Routing = c.Options.Routing
+		}
+		o.RunLimit = max(o.RunLimit, c.Options.RunLimit)
+		own[n] = o
+	}
+	if c.ReplicaOptions != nil {
+		c.ReplicaOptions = own
+	}
 	c.Workload = c.Workload.WithDefaults()
 	if c.ReplicaRestartAfter == 0 {
 		c.ReplicaRestartAfter = 20 * time.Second
@@ -125,7 +144,7 @@ func NewWorld(cfg Config) *World {
 	seeds := SeedTree{Root: cfg.Seed}
 	w := &World{cfg: cfg, seeds: seeds, trace: trace, hist: &History{}}
 	w.k = kernel.New(seeds.Child("scheduler"), trace)
-	w.obs, w.spec, w.proto = cfg.System.Observer(), cfg.System.Spec(cfg.Options), cfg.System.Worker()
+	w.obs, w.spec, w.proto = cfg.System.Observer(), loosestSpec(cfg), cfg.System.Worker()
 	w.store = store.New(w.env(), w.spec)
 	w.bus = bus.New(w.env(), cfg.Bus)
 	w.gatewayRegistry = prometheus.NewRegistry()
@@ -190,7 +209,11 @@ func (h *host) RecordFault(a *kernel.Actor, p *Point, f Fault, target string) {
 		name = a.Name()
 	}
 	h.hist.Faults = append(h.hist.Faults, FaultRecord{Step: h.k.Step(), Time: h.k.Now(), Actor: name,
-		Kind: f.Kind, Effect: f.Effect, Point: p.Kind, Target: target})
+		Kind: f.Kind, Effect: f.Effect, Also: f.Also, Point: p.Kind, Target: target})
+	if len(f.Also) > 0 {
+		h.k.Tracef(name, "fault %s (%s, also %v) at %s %s", f.Kind, f.Effect, f.Also, p.Kind, target)
+		return
+	}
 	h.k.Tracef(name, "fault %s (%s) at %s %s", f.Kind, f.Effect, p.Kind, target)
 }
 
@@ -226,6 +249,11 @@ func (w *World) Run() *Result {
 // the planned workload. Nothing runs until the kernel does.
 func (w *World) start() {
 	w.stopWatch = w.k.Watch(w.cfg.WatchdogWall)
+	for _, e := range w.cfg.Events {
+		if err := w.Schedule(e); err != nil {
+			panic(fmt.Sprintf("sim: Config.Events: %v", err)) // a scenario's mistake, caught by its tests
+		}
+	}
 	if s, ok := w.cfg.Injector.(WorldSetup); ok {
 		s.SetupWorld(w)
 	}

@@ -3,6 +3,8 @@ package main
 import (
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 
@@ -58,6 +60,16 @@ func configOptions(sc scenarios.Scenario, cfg sim.Config, seed uint64) []reports
 	}
 	if len(skews) > 0 {
 		out = append(out, opt("clock skew", "%s", strings.Join(skews, " ")))
+	}
+	for _, n := range slices.Sorted(maps.Keys(cfg.ReplicaOptions)) {
+		out = append(out, opt(fmt.Sprintf("replica-%d options", n), "%s", cfg.ReplicaOptions[n]))
+	}
+	if len(cfg.Events) > 0 {
+		events := make([]string, len(cfg.Events))
+		for i, e := range cfg.Events {
+			events[i] = e.String()
+		}
+		out = append(out, opt("events", "%s", strings.Join(events, "; ")))
 	}
 	fo := sc.FaultOptions(seed)
 	names := make([]string, 0, len(fo.Kinds))

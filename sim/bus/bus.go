@@ -38,6 +38,8 @@ type Bus struct {
 	inflight int
 	// unsettled are the deliveries a handler holds, by actor name, for inspection.
 	unsettled map[string]InFlight
+	// draining are groups handed no more deliveries (StopDeliveries).
+	draining map[string]bool
 }
 
 type subscription struct {
@@ -156,8 +158,20 @@ func (b *Bus) SubscribeHandler(subject, queue, group string, h sut.Handler) {
 		decoderType: reflect.TypeOf(h)})
 }
 
+// StopDeliveries hands a group's subscriptions nothing more, as a draining
+// process that closed its consumers; the consumers themselves stay, so what
+// arrives meanwhile waits for another member or the group's return, as a
+// durable consumer's messages do. Unsubscribe ends it.
+func (b *Bus) StopDeliveries(group string) {
+	if b.draining == nil {
+		b.draining = map[string]bool{}
+	}
+	b.draining[group] = true
+}
+
 // Unsubscribe removes a group's subscriptions (before it resubscribes).
 func (b *Bus) Unsubscribe(group string) {
+	delete(b.draining, group)
 	kept := b.subs[:0]
 	for _, s := range b.subs {
 		if s.group != group {
@@ -305,7 +319,7 @@ func (b *Bus) deliver(m *message, queue string, count int) {
 	}
 	members := b.members[:0] // scratch: nothing below delivers before sub is picked
 	for _, s := range b.subs {
-		if s.queue == queue && s.matches(m.subject) && !k.Group(s.group).Crashed() {
+		if s.queue == queue && s.matches(m.subject) && !k.Group(s.group).Crashed() && !b.draining[s.group] {
 			members = append(members, s)
 		}
 	}

@@ -258,3 +258,20 @@ func TestBusDecodesOnce(t *testing.T) {
 	require.True(t, plainType(reflect.TypeFor[sut.Dispatch]()))
 	require.False(t, plainType(reflect.TypeFor[sut.Job]()))
 }
+
+// A queue's only member is draining (a replica stopped for a deploy): what
+// arrives meanwhile is kept, as a durable consumer keeps it, and delivered
+// once the member subscribes again.
+func TestBusKeepsMessagesWhileTheOnlyMemberDrains(t *testing.T) {
+	w := busWorld(t, history.BusConfig{AckWait: time.Minute})
+	var log deliveryLog
+	subscribe := func() {
+		w.bus.Subscribe("s", "q", "g", log.handler(w, func(int) error { return nil }))
+	}
+	subscribe()
+	w.bus.StopDeliveries("g")
+	publishAt(w, time.Second, "s", "m1")
+	w.k.At(90*time.Second, func() { w.bus.Unsubscribe("g"); subscribe() })
+	require.NoError(t, w.k.Run(time.Hour, nil))
+	require.Equal(t, []time.Duration{121 * time.Second}, log.at, "kept past the drain, delivered at the next ack-wait retry")
+}

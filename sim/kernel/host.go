@@ -40,7 +40,12 @@ type Fault struct {
 	Kind     string
 	Effect   history.Effect
 	Duration time.Duration
+	// Also are further effects at the same point, applied after Effect.
+	Also []history.Effect
 }
+
+// Effects are the fault's effects in the order they apply.
+func (f Fault) Effects() []history.Effect { return append([]history.Effect{f.Effect}, f.Also...) }
 
 // Injector decides faults. The simulator asks it at every fault point during the
 // fault phase and never during the heal phase. It runs on the controller or on

@@ -213,17 +213,21 @@ func (wk *worker) run(ctx context.Context, pkt sut.Dispatch) {
 	p := &kernel.Point{Kind: history.PointWorker, Actor: a.Name(), Group: wk.group, JobID: pkt.JobID}
 	if f, fired := fl.env.Host.Fault(p); fired {
 		fl.env.Host.RecordFault(a, p, f, pkt.JobID)
-		switch f.Effect {
-		case history.EffectCrash:
-			fl.env.Host.Crash(a)
-			a.ExitIfDead()
-		case history.EffectDelay:
-			a.SleepUntil(k.Now() + f.Duration) // a late result
-		case history.EffectDuplicateResult:
-			results = append(results, status)
-		case history.EffectRetryableAfterSuccess:
-			// Seed 004: the job completed, then teardown hit a retryable error.
-			results = []sut.Outcome{sut.Succeeded, sut.FailedRetryable}
+		for _, effect := range f.Effects() {
+			switch effect {
+			case history.EffectCrash:
+				fl.env.Host.Crash(a)
+				a.ExitIfDead()
+			case history.EffectDelay:
+				a.SleepUntil(k.Now() + f.Duration) // a late result
+			case history.EffectDuplicateResult:
+				results = append(results, results[len(results)-1])
+			case history.EffectRetryableAfterSuccess:
+				// Seed 004: the job completed, then teardown hit a retryable error.
+				results = []sut.Outcome{sut.Succeeded, sut.FailedRetryable}
+			case history.EffectRetryableResult:
+				results = []sut.Outcome{sut.FailedRetryable}
+			}
 		}
 	}
 	pub := fl.bus.Publisher(wk.group)
