@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/dispatchsim/dispatchsim/checker"
 	"io"
 	"sort"
 	"strings"
@@ -75,12 +76,16 @@ type SeedFacts struct {
 func CompareSeed(spec sut.Spec, r Run) SeedFacts {
 	var f SeedFacts
 	if r.Result != nil {
-		f.Failed = r.Result.Failed()
+		f.Failed = r.Result.SystemFailed()
 		for _, v := range r.Result.Violations {
 			if f.Violations == nil {
 				f.Violations = map[string]int{}
 			}
-			f.Violations[v.Checker]++
+			name := v.Checker
+			if v.Layer == checker.LayerEnvironment {
+				name = "environment: " + name // the store's broken contract, not the system's
+			}
+			f.Violations[name]++
 		}
 	}
 	if h := r.History; h != nil {
