@@ -404,11 +404,14 @@ func (c *run) leaseUntil(token string, step uint64) time.Duration {
 		if l.Step >= step {
 			break
 		}
-		if l.Token == token {
-			until = l.Until // a release leaves 0: held no longer
-			if !l.Held {
-				until = l.Time
-			}
+		switch {
+		case l.Token != token:
+		case l.Held:
+			until = l.Until
+		default:
+			// A release ends a running lease now; a renewal that found the
+			// lock gone ends nothing: the lease ran out at its own time.
+			until = min(until, l.Time)
 		}
 	}
 	return until

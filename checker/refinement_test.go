@@ -243,6 +243,10 @@ func TestPausedPublishIsExcusedOnlyWhileTheWorkerRefusesIt(t *testing.T) {
 		}
 		s.wait(20*time.Second).take("replica-2/reconciler", "j1", "bbbb", 10*time.Second).
 			commit("j1", engine.StateTimeout).fenced("replica-2/reconciler", "bbbb", "bbbb")
+		// The handler's renewal timer wakes with it and finds the lock gone.
+		s.tick()
+		s.h.Locks = append(s.h.Locks, history.LockEvent{Step: s.step, Time: s.at(), Actor: "replica-1/timer#5",
+			JobID: "j1", Token: "aaaa"})
 		s.publish("j1", 0, history.PublishStored)
 		s.h.Publishes[len(s.h.Publishes)-1].Actor = "replica-1/h"
 		return s

@@ -101,6 +101,12 @@ var regressions = []pinned{
 	// publish and the worker refuses a stale packet; the seed's schedule moved
 	// with those reads, so the engine and checker unit tests hold the story.
 	{scenario: "world-swarm", seed: 1004032, finding: "publish-after-lock-lost-in-pause"},
+	// The same story on the fixed engine: a pause right after the handler's
+	// last renewal, the reconciler times the job out, the handler wakes and
+	// publishes, and the worker's fence refuses the copy. The checker once
+	// took the renewal timer's failed renewal for the lease's end and
+	// reported the refused copy (terminal_job_executed_again).
+	{scenario: "world-swarm", seed: 5008099, finding: "stale-dispatch-refused-by-worker-fence"},
 }
 
 // Regression is the pinned seeds.
