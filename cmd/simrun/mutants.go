@@ -30,6 +30,8 @@ const offsetStride = 1_000_000
 type mutantsFlags struct {
 	root       string
 	suite      string
+	scenario   string
+	seeds      string
 	jobs       int
 	failFast   bool
 	budget     time.Duration
@@ -56,6 +58,9 @@ func newMutantsCmd() *cobra.Command {
 	fl := cmd.Flags()
 	fl.StringVar(&f.root, "root", ".", "the module root (holds go.mod and engine/)")
 	fl.StringVar(&f.suite, "suite", "release", "suite that must kill each mutant")
+	fl.StringVar(&f.scenario, "scenario", "", "one scenario instead of a suite (its release range, or --seeds): "+
+		"can it alone kill each mutant?")
+	fl.StringVar(&f.seeds, "seeds", "", "with --scenario: the seeds A..B (inclusive) instead of its range")
 	fl.IntVarP(&f.jobs, "jobs", "j", 2, "mutants run in parallel, one build and one worker process each")
 	fl.BoolVar(&f.failFast, "fail-fast", true, "stop a mutant's suite at its first failing seed")
 	fl.DurationVar(&f.budget, "budget", 10*time.Minute, "stop a mutant's suite after this long: it survived the seeds it ran")
@@ -95,10 +100,18 @@ func mutantsCmd(cmd *cobra.Command, f mutantsFlags) error {
 	if _, err := os.Stat(filepath.Join(f.root, "go.mod")); err != nil {
 		return usageErrorf("--root %s: no go.mod there", f.root)
 	}
-	suite, ok := scenarios.LookupSuite(f.suite)
-	if !ok {
-		return usageErrorf("unknown suite %q (simrun list shows them)", f.suite)
+	if f.seeds != "" && f.scenario == "" {
+		return usageErrorf("--seeds needs --scenario")
 	}
+	suiteName := f.suite
+	if f.scenario != "" && !cmd.Flags().Changed("suite") {
+		suiteName = ""
+	}
+	sel, err := selectCases(suiteName, f.scenario, seedFlags{seeds: f.seeds})
+	if err != nil {
+		return usageErrorf("%v", err)
+	}
+	suite := scenarios.Suite{Name: sel.Name, Cases: sel.Cases}
 	jobs, err := collectMutants(f)
 	if err != nil {
 		return usageErrorf("%v", err)
