@@ -17,6 +17,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/dispatchsim/dispatchsim/checker"
 	"github.com/dispatchsim/dispatchsim/mutants"
 	"github.com/dispatchsim/dispatchsim/reports"
 	"github.com/dispatchsim/dispatchsim/scenarios"
@@ -377,6 +378,9 @@ func runSuiteAgainst(bin, dir string, tasks []task, catches []string, f mutantsF
 		}
 		named := ""
 		for _, v := range res.Violations {
+			if v.Layer == string(checker.LayerEnvironment) {
+				continue // the store's broken contract, not the mutant
+			}
 			for _, c := range catches {
 				if v.Checker == c && named == "" {
 					named = c
