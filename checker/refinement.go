@@ -21,6 +21,8 @@ const (
 	CommitPublish CommitKind = "publish"
 	// CommitDLQ is a dead-letter entry, written with the terminal state.
 	CommitDLQ CommitKind = "dlq"
+	// CommitLock is a job lock a token took: the store's SET NX succeeded.
+	CommitLock CommitKind = "lock"
 )
 
 // Commit is one accepted step, with what it committed.
@@ -32,6 +34,7 @@ type Commit struct {
 	State   history.StateChange   // CommitState, CommitDLQ: the terminal move
 	Publish history.PublishRecord // CommitPublish
 	DLQ     sut.DLQEntry          // CommitDLQ
+	Lock    history.LockEvent     // CommitLock
 }
 
 // Guard is a condition a commit of its kind must satisfy over ground-truth
@@ -69,6 +72,8 @@ var Guards = []Guard{
 		Applies: func(s sut.Spec) bool { return s.JobLock }, Enabled: lockExclusive},
 	{Name: "lock_exclusive", On: CommitPublish, Says: "no handler acts on a job after its lock expired in true time while another handler took it and acted",
 		Applies: func(s sut.Spec) bool { return s.JobLock }, Enabled: lockExclusive},
+	{Name: "lock_exclusive", On: CommitLock, Says: "a job's lock is taken only when no other token's lease on it runs in true time",
+		Applies: func(s sut.Spec) bool { return s.JobLock }, Enabled: lockTakenFree},
 	{Name: "terminal_job_executed_again", On: CommitPublish, Says: "a job that reached a terminal state is never dispatched and run again",
 		Applies: func(s sut.Spec) bool { return len(s.Terminal) > 0 }, Enabled: terminalNotRedispatched},
 }
@@ -98,6 +103,15 @@ func (c *run) commits() []Commit {
 	for _, p := range c.in.History.Publishes {
 		if p.Dispatch && p.Stored() && p.JobID != "" {
 			out = append(out, Commit{Kind: CommitPublish, Step: p.Step, Time: p.Time, Job: p.JobID, Publish: p})
+		}
+	}
+	taken := map[string]bool{}
+	for _, l := range c.in.History.Locks {
+		// A token's first event that holds the lock is its take; a token
+		// polls a busy lock under the same value, and renews it later.
+		if l.Held && !taken[l.Token] {
+			taken[l.Token] = true
+			out = append(out, Commit{Kind: CommitLock, Step: l.Step, Time: l.Time, Job: l.JobID, Lock: l})
 		}
 	}
 	for _, id := range c.jobIDs {
@@ -332,6 +346,47 @@ func lockExclusive(c *run, cm Commit) string {
 		if step, ok := c.actedUnder(l, cm.Step); ok {
 			return fmt.Sprintf("%s took the lock at %s (token %s), held until %s, acted at %s; %s took it at %s (token %s) and acted at step %d",
 				actor, mine.Time, short(mine.Token), until, cm.Time, l.Actor, l.Time, short(l.Token), step)
+		}
+	}
+	return ""
+}
+
+// lockTakenFree: a token takes a job's lock only when every other token's
+// lease on it has ended: by its expiry in true time, or by a command of
+// that token that left it without the lock (its release, a renewal that
+// found it gone). A lease that ends any other way was deleted under its
+// holder. No tolerance: the store's own clock expires the key.
+func lockTakenFree(c *run, cm Commit) string {
+	type lease struct {
+		actor       string
+		since, till time.Duration
+	}
+	leases := map[string]lease{}
+	var tokens []string
+	for _, l := range c.in.History.Locks {
+		if l.Step >= cm.Step {
+			break
+		}
+		if l.JobID != cm.Job {
+			continue
+		}
+		ls, seen := leases[l.Token]
+		if !seen {
+			tokens = append(tokens, l.Token)
+		}
+		if l.Held && ls.actor == "" {
+			ls.actor, ls.since = l.Actor, l.Time
+		}
+		ls.till = l.Until
+		if !l.Held {
+			ls.till = l.Time
+		}
+		leases[l.Token] = ls
+	}
+	for _, tok := range tokens {
+		if ls := leases[tok]; tok != cm.Lock.Token && ls.till > cm.Time {
+			return fmt.Sprintf("%s took the lock at %s (token %s) while the lease of token %s, taken by %s at %s, ran until %s: the lock was freed under its holder",
+				cm.Lock.Actor, cm.Time, short(cm.Lock.Token), short(tok), ls.actor, ls.since, ls.till)
 		}
 	}
 	return ""

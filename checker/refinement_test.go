@@ -224,3 +224,34 @@ func TestTwoHandlersInsideOneLockIsCaught(t *testing.T) {
 	require.Empty(t, only(s.check(), "lock_exclusive"))
 	require.Empty(t, only(overlap(20*time.Second).checkSystem(outboxLike()), "lock_exclusive"))
 }
+
+// release records actor's command on job's lock under token that left the
+// token without it (a release, or a renewal that found the lock gone).
+func (s *story) release(actor, job, token string) *story {
+	s.tick()
+	s.h.Locks = append(s.h.Locks, history.LockEvent{Step: s.step, Time: s.at(), Actor: actor, JobID: job, Token: token})
+	return s
+}
+
+// r1's lease ends by its release, by its expiry, or not at all: only the
+// last is a lock freed under its holder (older Cordum's release without a
+// token, run by a handler whose own lease had expired, deletes it).
+func TestLockTakenUnderAnotherLeaseIsCaught(t *testing.T) {
+	base := func() *story {
+		return newStory().submit("j1").commit("j1", engine.StatePending).take("r1", "j1", "aaaa", time.Minute)
+	}
+	released := base().release("r1", "j1", "aaaa").take("r2", "j1", "bbbb", time.Minute)
+	require.Empty(t, only(released.check(), "lock_exclusive"))
+	expired := base().wait(time.Minute-time.Second).take("r2", "j1", "bbbb", time.Minute)
+	require.Empty(t, only(expired.check(), "lock_exclusive"), "a take at the very expiry is legal: the store expired the key")
+	early := base().wait(time.Minute-2*time.Second).take("r2", "j1", "bbbb", time.Minute)
+	require.Len(t, only(early.check(), "lock_exclusive"), 1, "a second before the expiry the key was still there")
+	renewed := base().take("r1", "j1", "aaaa", time.Minute).release("r1", "j1", "aaaa").take("r2", "j1", "bbbb", time.Minute)
+	require.Empty(t, only(renewed.check(), "lock_exclusive"), "a renewal is not a second take")
+
+	freed := base().release("r0", "j1", "zzzz").take("r2", "j1", "bbbb", time.Minute)
+	v := only(freed.check(), "lock_exclusive")
+	require.Len(t, v, 1)
+	require.Contains(t, v[0].Message, "r2 took the lock at 5s (token bbbb) while the lease of token aaaa, taken by r1 at 3s, ran until 1m3s")
+	require.Empty(t, only(freed.checkSystem(outboxLike()), "lock_exclusive"))
+}
