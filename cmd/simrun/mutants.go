@@ -196,8 +196,14 @@ func collectMutants(f mutantsFlags) ([]*mutantJob, error) {
 		}
 	}
 	for _, m := range catalog {
-		jobs = append(jobs, &mutantJob{mutant: m, result: reports.MutantResult{Name: m.Name, Kind: "catalog",
-			Origin: m.Origin, Description: m.Description, Expected: m.Catches}})
+		j := &mutantJob{mutant: m, result: reports.MutantResult{Name: m.Name, Kind: "catalog",
+			Origin: m.Origin, Description: m.Description, Expected: m.Catches}}
+		if m.Absorbed != nil {
+			// Its evidence is an engine test (mutants' TestAbsorbedMutantsAreEquivalent), not a run.
+			j.skip, j.result.Status = true, reports.MutantEquivalent
+			j.result.Reason = "absorbed: " + m.Absorbed.Layer
+		}
+		jobs = append(jobs, j)
 	}
 	if f.gremlins == "" {
 		return jobs, nil
