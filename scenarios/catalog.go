@@ -116,6 +116,7 @@ func All() []Scenario {
 			Options: often(0.01, faults.ReplicaPauseBeyondLockTTL, faults.ReplicaCrash, faults.ReplicaCrashAfterApply),
 			Seeds:   SeedRange{First: 5000, Count: 10},
 		},
+		pauseMidDispatch,
 		{
 			Name:        "ambiguous-publish-dedup",
 			Source:      "seed 000",
