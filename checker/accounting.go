@@ -1,6 +1,8 @@
 package checker
 
 import (
+	"strings"
+
 	dto "github.com/prometheus/client_model/go"
 
 	"github.com/dispatchsim/dispatchsim/history"
@@ -43,6 +45,77 @@ func checkAccounting(c *run) {
 		}
 	}
 	checkMetrics(c)
+	checkDLQAnnounced(c)
+}
+
+// checkDLQAnnounced: a dead-letter entry is announced on the bus only once
+// it is stored, and every stored entry is announced by the handler that
+// stored it, unless the handler never learnt that it did (the write's reply
+// was lost) or its process crashed first. An attempt counts whatever the
+// broker did with it: a failed announcement is only logged.
+func checkDLQAnnounced(c *run) {
+	subject := c.in.System.DLQSubject
+	if subject == "" {
+		return
+	}
+	announced := map[string]bool{}
+	for _, p := range c.in.History.Publishes {
+		if p.Subject != subject || p.JobID == "" {
+			continue
+		}
+		end, ok := c.dlqCommit(p.JobID)
+		if !ok || end.Step > p.Step {
+			c.violate(LayerInvariants, "dlq_announced", p.JobID, p.Step, p.Time,
+				"%s announced a DLQ entry of job %s that the store did not hold", p.Actor, p.JobID)
+			continue
+		}
+		if p.Actor == end.Actor {
+			announced[p.JobID] = true
+		}
+	}
+	for _, id := range c.jobIDs {
+		end, ok := c.dlqCommit(id)
+		if !ok || announced[id] || c.replyLost(end) || c.crashedSince(end.Actor, end.Step) {
+			continue
+		}
+		c.violate(LayerInvariants, "dlq_announced", id, end.Step, end.Time,
+			"%s stored job %s's DLQ entry (%s) and never announced it", end.Actor, id, end.To)
+	}
+}
+
+// dlqCommit is the job's last state change when it left a DLQ entry: the
+// entry is written by the same script.
+func (c *run) dlqCommit(job string) (history.StateChange, bool) {
+	states := c.jobStates[job]
+	if _, ok := c.in.DLQ[job]; !ok || len(states) == 0 {
+		return history.StateChange{}, false
+	}
+	return states[len(states)-1], true
+}
+
+// replyLost reports whether the writer of s was told its write failed
+// though the store applied it.
+func (c *run) replyLost(s history.StateChange) bool {
+	for _, f := range c.in.History.Faults {
+		if f.Step == s.Step && f.Actor == s.Actor && f.Effect == history.EffectReplyLostAfterApply {
+			return true
+		}
+	}
+	return false
+}
+
+// crashedSince reports whether actor's process crashed at or after step.
+func (c *run) crashedSince(actor string, step uint64) bool {
+	group, _, _ := strings.Cut(actor, "/")
+	for _, f := range c.in.History.Faults {
+		if f.Step < step || f.Effect != history.EffectCrash && f.Effect != history.EffectCrashAfterApply {
+			continue
+		}
+		if g, _, _ := strings.Cut(f.Actor, "/"); g == group {
+			return true
+		}
+	}
+	return false
 }
 
 // checkMetrics compares the engine's counters, summed over every replica

@@ -90,6 +90,24 @@ func (s *story) check() *Result {
 	return Check(Input{History: &s.h, Final: s.final, DLQ: s.dlq, System: cordumSpec})
 }
 
+// dead files job's DLQ entry with its last move and announces it, as the
+// handler that stored it does.
+func (s *story) dead(job string, entry sut.DLQEntry) *story {
+	states := s.h.States
+	actor := ""
+	for i := len(states) - 1; i >= 0; i-- {
+		if states[i].JobID == job {
+			actor = states[i].Actor
+			break
+		}
+	}
+	s.dlq[job] = entry
+	s.tick()
+	s.h.Publishes = append(s.h.Publishes, history.PublishRecord{Step: s.step, Time: s.at(), Actor: actor,
+		Subject: engine.SubjectDLQ, MsgID: "dlq:" + job, JobID: job, Outcome: history.PublishStored})
+	return s
+}
+
 // cordumSpec is the engine's promise, which the stories are written against.
 var cordumSpec = cordum.System{}.Spec(sut.Options{})
 
@@ -178,14 +196,14 @@ func TestAttemptsMismatchIsCaught(t *testing.T) {
 func TestFailedJobWithoutDLQIsCaught(t *testing.T) {
 	s := newStory().submit("j1").commit("j1", engine.StatePending).commit("j1", engine.StateFailed)
 	require.Equal(t, []string{"dlq_entry"}, checkers(s.check()))
-	s.dlq["j1"] = dlqEntry(engine.StateFailed, engine.StatePending, engine.ReasonNoPoolMappingTopic)
+	s.dead("j1", dlqEntry(engine.StateFailed, engine.StatePending, engine.ReasonNoPoolMappingTopic))
 	require.Empty(t, s.check().Violations)
 }
 
 func TestDLQHidingRootCauseIsCaught(t *testing.T) {
 	s := newStory().submit("j1").commit("j1", engine.StatePending).commit("j1", engine.StateFailed)
 	s.setFinal("j1", func(f *sut.JobFact) { f.Cause = string(engine.ReasonNoPoolMappingTopic) })
-	s.dlq["j1"] = dlqEntry(engine.StateFailed, engine.StatePending, engine.ReasonMaxSchedulingRetries)
+	s.dead("j1", dlqEntry(engine.StateFailed, engine.StatePending, engine.ReasonMaxSchedulingRetries))
 	// Filed at the cap without one attempt: the cap was not reached either.
 	require.Equal(t, []string{"dlq_root_cause", "retry_cap_not_early"}, checkers(s.check()))
 }
@@ -202,7 +220,7 @@ func TestStuckDispatchedIsALivenessViolation(t *testing.T) {
 		commit("j1", engine.StateDispatched)
 	s.step += 400 // 400s pass with the job DISPATCHED
 	s.commit("j1", engine.StateTimeout)
-	s.dlq["j1"] = dlqEntry(engine.StateTimeout, engine.StateDispatched, engine.ReasonDispatchTimeout)
+	s.dead("j1", dlqEntry(engine.StateTimeout, engine.StateDispatched, engine.ReasonDispatchTimeout))
 	r := s.check()
 	require.Equal(t, []string{"dispatch_timeout"}, checkers(r))
 	require.Equal(t, LayerLiveness, r.FirstFailedLayer())
@@ -242,7 +260,7 @@ func TestFailedJobWhereAllCanSucceedIsCaught(t *testing.T) {
 	s := newStory().dispatch("j1").submit("j2").commit("j2", engine.StatePending).commit("j2", engine.StateScheduled).
 		wait(cordumSpec.PickGrace).commit("j2", engine.StateFailed).submit("j3").commit("j3", engine.StatePending).commit("j3", engine.StateCancelled)
 	s.setFinal("j2", func(f *sut.JobFact) { f.Cause = string(engine.ReasonNoPoolMappingTopic) })
-	s.dlq["j2"] = dlqEntry(engine.StateFailed, engine.StateScheduled, engine.ReasonNoPoolMappingTopic)
+	s.dead("j2", dlqEntry(engine.StateFailed, engine.StateScheduled, engine.ReasonNoPoolMappingTopic))
 	s.h.End = s.at() + time.Second
 	r := Check(Input{History: &s.h, Final: s.final, DLQ: s.dlq, Spec: Spec{AllSucceed: true}, System: cordumSpec})
 	require.Equal(t, []string{"job_succeeded"}, checkers(r))

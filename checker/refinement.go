@@ -53,10 +53,12 @@ type Guard struct {
 
 // Guards are the commit guards, in the order they are judged.
 var Guards = []Guard{
-	{Name: "record_matches_result", On: CommitState, Says: "a SUCCEEDED record carries the result the executing worker reported",
+	{Name: "record_matches_result", On: CommitState, Says: "a SUCCEEDED record, or a FAILED one whose cause is a worker's failure, carries the result the executing worker reported",
 		Applies: func(s sut.Spec) bool { return s.Succeeded != "" }, Enabled: recordMatchesResult},
 	{Name: "dlq_entry", On: CommitState, Says: "a FAILED or TIMEOUT job has a DLQ entry with that status and the state it left",
 		Applies: func(s sut.Spec) bool { return s.Failed != "" }, Enabled: dlqEntryMatches},
+	{Name: "dlq_entry", On: CommitDLQ, Says: "only a job that ended FAILED or TIMEOUT has a DLQ entry",
+		Applies: func(s sut.Spec) bool { return s.Failed != "" }, Enabled: dlqEntryOfAFailure},
 	{Name: "dlq_true_cause", On: CommitDLQ, Says: "a routing reason code names the routing in force: topic-missing only when the topic has no pool, requires-unsatisfied only when it has one and none offers the job's requires",
 		Applies: func(s sut.Spec) bool { return s.ReasonTopicMissing != "" || s.ReasonRequiresUnsatisfied != "" },
 		Enabled: dlqTrueCause},
@@ -127,12 +129,22 @@ func (c *run) commits() []Commit {
 	return out
 }
 
-// recordMatchesResult: the final record of a job that ended SUCCEEDED points
-// at a result a worker reported as succeeded for it.
+// recordMatchesResult: the final record of a job that ended SUCCEEDED, or
+// FAILED with the cause a worker's failure report leaves, points at a result
+// a worker reported with that outcome for it.
 func recordMatchesResult(c *run, cm Commit) string {
 	sys := c.in.System
 	final, ok := c.in.Final[cm.Job]
-	if cm.State.To != sys.Succeeded || !ok || final.State != sys.Succeeded || !c.lastChange(cm) {
+	if !ok || final.State != cm.State.To || !c.lastChange(cm) {
+		return ""
+	}
+	var want sut.Outcome
+	switch {
+	case cm.State.To == sys.Succeeded:
+		want = sut.Succeeded
+	case cm.State.To == sys.Failed && sys.ReasonWorkerFailed != "" && final.Cause == sys.ReasonWorkerFailed:
+		want = sut.Failed
+	default:
 		return ""
 	}
 	var reported []string
@@ -140,7 +152,7 @@ func recordMatchesResult(c *run, cm Commit) string {
 		if r.JobID != cm.Job || r.Step > cm.Step {
 			continue
 		}
-		if r.Outcome == string(sut.Succeeded) && r.ResultPtr == final.ResultPtr {
+		if r.Outcome == string(want) && r.ResultPtr == final.ResultPtr {
 			return ""
 		}
 		reported = append(reported, fmt.Sprintf("%s gen=%d %s %q", r.Worker, r.Gen, r.Outcome, r.ResultPtr))
@@ -148,7 +160,8 @@ func recordMatchesResult(c *run, cm Commit) string {
 	if len(reported) == 0 {
 		reported = []string{"none"}
 	}
-	return fmt.Sprintf("record result_ptr=%q; worker reports before the commit: %s", final.ResultPtr, strings.Join(reported, ", "))
+	return fmt.Sprintf("%s record result_ptr=%q; worker reports before the commit: %s", final.State, final.ResultPtr,
+		strings.Join(reported, ", "))
 }
 
 // dlqEntryMatches: a job that ended FAILED or TIMEOUT has a DLQ entry with
@@ -168,6 +181,15 @@ func dlqEntryMatches(c *run, cm Commit) string {
 		return fmt.Sprintf("ended %s; DLQ entry status %s", st, entry.Status)
 	case entry.LastState != cm.State.From:
 		return fmt.Sprintf("left %s; DLQ entry last_state %s", history.StateOrNone(cm.State.From), entry.LastState)
+	}
+	return ""
+}
+
+// dlqEntryOfAFailure: the entry, written with the job's last move, belongs
+// to a failure or a timeout (its status is the dlq_entry state guard's).
+func dlqEntryOfAFailure(c *run, cm Commit) string {
+	if st := cm.State.To; st != c.in.System.Failed && st != c.in.System.TimedOut {
+		return fmt.Sprintf("ended %s, yet has a DLQ entry with status %s, reason %s", st, cm.DLQ.Status, cm.DLQ.ReasonCode)
 	}
 	return ""
 }

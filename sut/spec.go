@@ -42,6 +42,15 @@ type Spec struct {
 	// RetryCapReason is the DLQ reason code of a job that hit the retry cap;
 	// it must never hide a recorded cause ("" when the system has none).
 	RetryCapReason string
+	// ReasonWorkerFailed is the reason code a job records when it failed
+	// because its worker reported a failure ("" when the system has none).
+	ReasonWorkerFailed string
+	// DLQSubject is the bus subject a stored dead-letter entry is announced
+	// on, by the handler that stored it ("" when the system announces none).
+	DLQSubject string
+	// Overload says when the system deems a worker too loaded to take a job
+	// (zero: it places jobs without load rules).
+	Overload Overload
 	// RunAdmission is true when the gateway admits workflow runs (Admission).
 	RunAdmission bool
 	// JobLock is true when the system serialises work on a job by a lock.
@@ -56,6 +65,13 @@ type Spec struct {
 	// Metrics names the counters the accounting checks compare with ground
 	// truth ("" when the system has none).
 	Metrics Metrics
+}
+
+// Overload are the load levels at or above which a worker takes no new job,
+// as its heartbeats report them: running jobs over its parallel limit, and
+// CPU and GPU use in percent. Zero: no such rule.
+type Overload struct {
+	LoadRatio, CPU, GPU float64
 }
 
 // Metrics are counter names.
