@@ -53,6 +53,17 @@ type Input struct {
 	// could absorb. Nil: a de-duplicating broker with the default window is
 	// assumed, and the attribution says so.
 	Bus *history.BusConfig
+	// Workers are the world's workers as the simulator set them up: what a
+	// placement check holds each execution's worker to. Nil: not checked.
+	Workers []WorkerFact
+}
+
+// WorkerFact is one worker of the world: its pool, its parallel limit (0:
+// none) and the least CPU and GPU use its heartbeats ever report.
+type WorkerFact struct {
+	ID, Pool           string
+	MaxParallel        int
+	CPUFloor, GPUFloor float64
 }
 
 // Spec is what the run promised. Zero values mean the system's (Input.System).
@@ -223,7 +234,7 @@ func Check(in Input) *Result {
 
 	checkAssumptions(c)
 	if len(c.out.Violations) == 0 {
-		for _, f := range []checkFunc{checkExactlyOnce, checkNoResurrection, checkAccounting, checkRefinement} {
+		for _, f := range []checkFunc{checkExactlyOnce, checkNoResurrection, checkAccounting, checkRefinement, checkPlacement} {
 			f(c)
 		}
 		checkLinearizability(c)

@@ -218,9 +218,19 @@ func (s Scenario) run(seed uint64, inj *faults.Injector, keepTrace bool) *Outcom
 	bus := w.Config().Bus
 	_, spec := s.world(seed)
 	r := checker.Check(checker.Input{History: res.History, Final: res.Final, DLQ: res.DLQ, Admission: res.Admission, Metrics: w.Metrics(),
-		Spec: spec, System: w.Spec(), RunErr: res.Err, Bus: &bus})
+		Spec: spec, System: w.Spec(), RunErr: res.Err, Bus: &bus, Workers: workerFacts(w.Config().WorkerSpecs)})
 	return &Outcome{System: s.system().Name(), Scenario: s.Name, Seed: seed, Checksum: res.Checksum, Steps: res.Steps, Result: r, Run: res,
 		World: w, Plan: inj.Plan(), Fired: inj.Fired(), Branches: branches(w, res.DLQ), Wall: wall, Check: r.Figures.CheckDuration}
+}
+
+// workerFacts are the world's workers for the placement check. A worker's
+// CPU and GPU are the baseline its heartbeats report at least (sim.WorkerSpec).
+func workerFacts(specs []sim.WorkerSpec) []checker.WorkerFact {
+	out := make([]checker.WorkerFact, len(specs))
+	for i, s := range specs {
+		out[i] = checker.WorkerFact{ID: s.ID, Pool: s.Pool, MaxParallel: s.MaxParallel, CPUFloor: s.CPU, GPUFloor: s.GPU}
+	}
+	return out
 }
 
 // Violated reports whether the seed broke a property.
