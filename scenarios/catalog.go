@@ -79,6 +79,7 @@ func All() []Scenario {
 			},
 			Seeds: SeedRange{First: 3200, Count: 4},
 		},
+		placement,
 		{
 			Name:   "idempotency-reservation",
 			Source: "seed 002",
@@ -107,6 +108,7 @@ func All() []Scenario {
 			Options: often(0.2, faults.WorkerRetryableAfterSuccess),
 			Seeds:   SeedRange{First: 4000, Count: 10},
 		},
+		workerOutcomes,
 		{
 			Name:        "lock-expiry",
 			Source:      "DEF-3",
