@@ -35,6 +35,7 @@ func All() []Scenario {
 			World:   World{NoBrokerDedup: true, NoWorkerDedup: true},
 			Seeds:   SeedRange{First: 1000, Count: 12},
 		},
+		recoverable,
 		{
 			Name:        "fail-closed-read",
 			Source:      "seed 001",
