@@ -240,7 +240,7 @@ func timeoutNotEarly(c *run, cm Commit) string {
 	var timeout time.Duration
 	switch cm.State.From {
 	case sys.Dispatched:
-		timeout = c.spec.DispatchTimeout
+		timeout = c.dispatchTimeout(cm.Job)
 	case sys.Running:
 		timeout = sys.RunningTimeout
 	}
@@ -480,6 +480,17 @@ func (c *run) terminalChange(job string) (history.StateChange, bool) {
 func (c *run) lastChange(cm Commit) bool {
 	states := c.jobStates[cm.Job]
 	return len(states) > 0 && states[len(states)-1].Step == cm.Step
+}
+
+// dispatchTimeout is how long the job may stay dispatched: its topic's
+// override, or the run's.
+func (c *run) dispatchTimeout(job string) time.Duration {
+	if s, ok := c.submitted(job); ok {
+		if d := c.in.System.DispatchTimeoutByTopic[s.Topic]; d > 0 {
+			return d
+		}
+	}
+	return c.spec.DispatchTimeout
 }
 
 // enteringChange is the last change before step that entered state.

@@ -330,3 +330,24 @@ func TestDLQAnnouncementAgainstTheStoredEntry(t *testing.T) {
 	require.Contains(t, v[0].Message, "announced a DLQ entry of job j1 that the store did not hold")
 	require.Empty(t, only(early.checkSystem(outboxLike()), "dlq_announced"))
 }
+
+// A topic's dispatch timeout replaces the global one, as a lower bound of
+// the reconciler's TIMEOUT and as the bound of how long a job may sit
+// dispatched.
+func TestTopicDispatchTimeoutBoundsBothWays(t *testing.T) {
+	sys := cordumSpec
+	sys.DispatchTimeoutByTopic = map[string]time.Duration{"fast": 20 * time.Second}
+	onTopic := func(topic string, s *story) *story {
+		s.h.Submitted[0].Topic = topic
+		return s
+	}
+	require.Empty(t, onTopic("fast", timedOut(30*time.Second)).checkSystem(sys).Violations)
+	v := only(onTopic("default", timedOut(30*time.Second)).checkSystem(sys), "timeout_not_early")
+	require.Len(t, v, 1, "the default topic keeps the global 5m")
+	require.Contains(t, v[0].Message, "timeout 5m0s")
+	require.Len(t, only(onTopic("fast", timedOut(15*time.Second)).checkSystem(sys), "timeout_not_early"), 1)
+
+	stuck := onTopic("fast", timedOut(3*time.Minute))
+	require.Len(t, only(stuck.checkSystem(sys), "dispatch_timeout"), 1, "20s plus two ticks passed long before")
+	require.Empty(t, only(onTopic("default", timedOut(3*time.Minute)).checkSystem(sys), "dispatch_timeout"))
+}

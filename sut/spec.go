@@ -22,8 +22,10 @@ type Spec struct {
 	// Succeeded, Cancelled, Failed and TimedOut name those outcomes.
 	Succeeded, Cancelled, Failed, TimedOut string
 	// DispatchTimeout and ReconcileInterval bound how long a job may stay
-	// Dispatched.
+	// Dispatched; DispatchTimeoutByTopic replaces DispatchTimeout for the
+	// topics it names.
 	DispatchTimeout, ReconcileInterval time.Duration
+	DispatchTimeoutByTopic             map[string]time.Duration
 	// RunningTimeout bounds how long a job may stay Running; with
 	// DispatchTimeout it is the lower bound of a timeout in true time.
 	RunningTimeout time.Duration

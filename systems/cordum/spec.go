@@ -1,6 +1,8 @@
 package cordum
 
 import (
+	"time"
+
 	"github.com/dispatchsim/dispatchsim/engine"
 	"github.com/dispatchsim/dispatchsim/sut"
 )
@@ -51,6 +53,14 @@ func (System) Spec(o sut.Options) sut.Spec {
 	}
 	if o.DispatchTimeout != 0 {
 		s.DispatchTimeout = o.DispatchTimeout
+	}
+	for topic, d := range o.DispatchTimeoutByTopic {
+		if d > 0 { // the engine reads an override of zero or less as none
+			if s.DispatchTimeoutByTopic == nil {
+				s.DispatchTimeoutByTopic = map[string]time.Duration{}
+			}
+			s.DispatchTimeoutByTopic[topic] = d
+		}
 	}
 	if o.RunningTimeout != 0 {
 		s.RunningTimeout = o.RunningTimeout
