@@ -150,6 +150,7 @@ func All() []Scenario {
 			Spec:  checker.Spec{DispatchTimeout: 20 * time.Second, ReconcileInterval: 5 * time.Second},
 			Seeds: SeedRange{First: 7000, Count: 10},
 		},
+		topicTimeouts,
 		{
 			Name:        "store-outage",
 			Source:      "DESIGN §4",
