@@ -1,8 +1,6 @@
 package checker
 
 import (
-	"strings"
-
 	dto "github.com/prometheus/client_model/go"
 
 	"github.com/dispatchsim/dispatchsim/history"
@@ -106,12 +104,9 @@ func (c *run) replyLost(s history.StateChange) bool {
 
 // crashedSince reports whether actor's process crashed at or after step.
 func (c *run) crashedSince(actor string, step uint64) bool {
-	group, _, _ := strings.Cut(actor, "/")
 	for _, f := range c.in.History.Faults {
-		if f.Step < step || f.Effect != history.EffectCrash && f.Effect != history.EffectCrashAfterApply {
-			continue
-		}
-		if g, _, _ := strings.Cut(f.Actor, "/"); g == group {
+		if f.Step >= step && (f.Effect == history.EffectCrash || f.Effect == history.EffectCrashAfterApply) &&
+			group(f.Actor) == group(actor) {
 			return true
 		}
 	}

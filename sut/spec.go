@@ -53,6 +53,14 @@ type Spec struct {
 	// Overload says when the system deems a worker too loaded to take a job
 	// (zero: it places jobs without load rules).
 	Overload Overload
+	// LeastLoaded says the system sends a job to the live, not overloaded
+	// worker of its eligible pools with the lowest load score, running jobs
+	// plus CPU and GPU percent over 100, ties to the lowest worker id; a
+	// worker is live for WorkerTTL after its last heartbeat, and each dispatch
+	// a replica makes counts as one more running job in that replica's view
+	// until the worker's next heartbeat.
+	LeastLoaded bool
+	WorkerTTL   time.Duration
 	// RunAdmission is true when the gateway admits workflow runs (Admission).
 	RunAdmission bool
 	// JobLock is true when the system serialises work on a job by a lock.

@@ -23,6 +23,8 @@ func (System) Spec(o sut.Options) sut.Spec {
 		ReasonWorkerFailed:   string(engine.ReasonJobFailed),
 		DLQSubject:           engine.SubjectDLQ,
 		Overload:             sut.Overload{LoadRatio: engine.OverloadLoadRatio, CPU: engine.OverloadCPU, GPU: engine.OverloadGPU},
+		LeastLoaded:          true,
+		WorkerTTL:            engine.DefaultWorkerTTL,
 		RunningTimeout:       engine.DefaultRunningTimeout,
 		MaxSchedulingRetries: engine.DefaultMaxSchedulingRetries,
 		PickGrace:            engine.DefaultNoPoolMappingGrace,
