@@ -8,22 +8,26 @@ import (
 	"github.com/dispatchsim/dispatchsim/sut"
 )
 
-// placementWorld has workers the least-loaded pick must pass over and one
-// it must always be able to use: in the general pool, one worker with no
+// placementWorld has workers the least-loaded pick must pass over, prefer
+// or always be able to use: in the general pool, one worker with no
 // parallel limit and little load, one whose GPU and one whose CPU sit at
 // the overload threshold in every heartbeat; in the GPU pool, one worker
-// with no parallel limit. Every job can be placed at once, so a low retry
-// cap fails only a job the pick wrongly refused.
+// whose GPU is low but whose ten slots fill up (it reaches exactly 90% of
+// them), and one with no parallel limit whose GPU is high. Every job can be
+// placed at once, so a low retry cap fails only a job the pick wrongly
+// refused.
 var placementWorld = World{
 	WorkerSpecs: []sim.WorkerSpec{
 		{ID: "free", Pool: "general", CPU: 10},
 		{ID: "hot-gpu", Pool: "general", MaxParallel: 8, CPU: 10, GPU: 90},
 		{ID: "hot-cpu", Pool: "general", MaxParallel: 8, CPU: 90},
-		{ID: "g1", Pool: "gpu-pool", GPU: 20},
+		{ID: "g-low", Pool: "gpu-pool", MaxParallel: 10, GPU: 20},
+		{ID: "g-high", Pool: "gpu-pool", GPU: 60},
 	},
-	Workload: &sim.Workload{Jobs: 30, StatusReads: 10, Topics: []string{"default", "default", "default", "gpu"}},
-	Workers:  &sim.WorkerProfile{JobDurationMin: 5 * time.Second, JobDurationMax: 30 * time.Second},
-	Options:  sut.Options{MaxSchedulingRetries: 5},
+	Workload: &sim.Workload{Jobs: 40, SubmitWindow: 40 * time.Second, StatusReads: 10,
+		Topics: []string{"default", "gpu", "gpu", "gpu"}},
+	Workers: &sim.WorkerProfile{JobDurationMin: 20 * time.Second, JobDurationMax: 60 * time.Second},
+	Options: sut.Options{MaxSchedulingRetries: 5},
 }
 
 // placement: no faults, only the pick among workers of every kind of load.
