@@ -55,14 +55,18 @@ func (c *run) misplaced(e history.Execution, w WorkerFact) string {
 		return ""
 	}
 	var seen []string
+	requires := job.Requires
+	if !c.in.System.Requires {
+		requires = nil
+	}
 	for _, r := range routings {
-		_, pools := r.Routing.Eligible(job.Topic, job.Requires)
+		_, pools := r.Routing.Eligible(job.Topic, requires)
 		if contains(pools, w.Pool) {
 			return ""
 		}
 		seen = append(seen, fmt.Sprintf("from %s: pools %s", r.Time, strings.Join(pools, ",")))
 	}
-	return fmt.Sprintf("topic %q requires %v; eligible %s", job.Topic, job.Requires, strings.Join(seen, "; "))
+	return fmt.Sprintf("topic %q requires %v; eligible %s", job.Topic, requires, strings.Join(seen, "; "))
 }
 
 // routingsDuring lists the routings in force at some time in [from, to].

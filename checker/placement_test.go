@@ -35,6 +35,12 @@ func TestJobOnAWorkerOfAnotherPoolIsCaught(t *testing.T) {
 	v := only(placed("gpu", WorkerFact{Pool: "general"}, cordumSpec), "placement")
 	require.Len(t, v, 1)
 	require.Contains(t, v[0].Message, `job j1 ran on w1 (pool general): topic "gpu" requires [gpu]; eligible from 0s: pools gpu-pool`)
+
+	noRequires := cordumSpec
+	noRequires.Requires = false
+	v = only(placed("gpu", WorkerFact{Pool: "general"}, noRequires), "placement")
+	require.Len(t, v, 1, "a system that ignores requirements still keeps to the topic's pools")
+	require.Contains(t, v[0].Message, "eligible from 0s: pools gpu-pool")
 }
 
 // A worker whose baseline load is at the threshold reports overload in

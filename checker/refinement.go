@@ -55,7 +55,7 @@ type Guard struct {
 var Guards = []Guard{
 	{Name: "record_matches_result", On: CommitState, Says: "a SUCCEEDED record, or a FAILED one whose cause is a worker's failure, carries the result the executing worker reported",
 		Applies: func(s sut.Spec) bool { return s.Succeeded != "" }, Enabled: recordMatchesResult},
-	{Name: "dlq_entry", On: CommitState, Says: "a FAILED or TIMEOUT job has a DLQ entry with that status and the state it left",
+	{Name: "dlq_entry", On: CommitState, Says: "a FAILED or TIMEOUT job has a DLQ entry with that status and the state it left (a timeout's reason names that state's timeout)",
 		Applies: func(s sut.Spec) bool { return s.Failed != "" }, Enabled: dlqEntryMatches},
 	{Name: "dlq_entry", On: CommitDLQ, Says: "only a job that ended FAILED or TIMEOUT has a DLQ entry",
 		Applies: func(s sut.Spec) bool { return s.Failed != "" }, Enabled: dlqEntryOfAFailure},
@@ -68,6 +68,8 @@ var Guards = []Guard{
 		Applies: func(s sut.Spec) bool { return s.PickGrace > 0 }, Enabled: graceNotEarly},
 	{Name: "retry_cap_not_early", On: CommitDLQ, Says: "no retry-cap failure before the cap's attempts were made",
 		Applies: func(s sut.Spec) bool { return s.MaxSchedulingRetries > 0 }, Enabled: retryCapNotEarly},
+	{Name: "retry_cap_not_late", On: CommitState, Says: "no scheduling pass once the cap's attempts were made (only the publish rollback of the pass that made the last one may count one more)",
+		Applies: func(s sut.Spec) bool { return s.MaxSchedulingRetries > 0 }, Enabled: retryCapNotLate},
 	{Name: "fenced_write", On: CommitState, Says: "a write fenced by a lock token lands only while that token holds the job's lock in true time",
 		Applies: func(s sut.Spec) bool { return s.JobLock }, Enabled: fencedWrite},
 	{Name: "lock_exclusive", On: CommitState, Says: "no handler acts on a job after its lock expired in true time while another handler took it and acted",
@@ -181,6 +183,11 @@ func dlqEntryMatches(c *run, cm Commit) string {
 		return fmt.Sprintf("ended %s; DLQ entry status %s", st, entry.Status)
 	case entry.LastState != cm.State.From:
 		return fmt.Sprintf("left %s; DLQ entry last_state %s", history.StateOrNone(cm.State.From), entry.LastState)
+	case st == sys.TimedOut && cm.State.From == sys.Dispatched && sys.ReasonDispatchTimeout != "" &&
+		entry.ReasonCode != sys.ReasonDispatchTimeout,
+		st == sys.TimedOut && cm.State.From == sys.Running && sys.ReasonRunningTimeout != "" &&
+			entry.ReasonCode != sys.ReasonRunningTimeout:
+		return fmt.Sprintf("timed out from %s; DLQ reason %s", cm.State.From, entry.ReasonCode)
 	}
 	return ""
 }
@@ -287,6 +294,30 @@ func retryCapNotEarly(c *run, cm Commit) string {
 	}
 	if n := c.countTo(cm.Job, sys.Scheduled); n < sys.MaxSchedulingRetries {
 		return fmt.Sprintf("reason %s after %d attempts; cap %d", cm.DLQ.ReasonCode, n, sys.MaxSchedulingRetries)
+	}
+	return ""
+}
+
+// retryCapNotLate: a move into the scheduled state that is not a rollback
+// of a dispatch starts a scheduling pass, which the system makes only while
+// the job's attempts are below the cap. No tolerance: attempts are counted.
+func retryCapNotLate(c *run, cm Commit) string {
+	sys := c.in.System
+	if !sys.Entered(cm.State.From, cm.State.To, sys.Scheduled) || cm.State.From == sys.Dispatched {
+		return ""
+	}
+	made := 0
+	for _, s := range c.jobStates[cm.Job] {
+		if s.Step >= cm.Step {
+			break
+		}
+		if sys.Entered(s.From, s.To, sys.Scheduled) {
+			made++
+		}
+	}
+	if made >= sys.MaxSchedulingRetries {
+		return fmt.Sprintf("a scheduling pass from %s after %d attempts; cap %d", history.StateOrNone(cm.State.From), made,
+			sys.MaxSchedulingRetries)
 	}
 	return ""
 }

@@ -351,3 +351,35 @@ func TestTopicDispatchTimeoutBoundsBothWays(t *testing.T) {
 	require.Len(t, only(stuck.checkSystem(sys), "dispatch_timeout"), 1, "20s plus two ticks passed long before")
 	require.Empty(t, only(onTopic("default", timedOut(3*time.Minute)).checkSystem(sys), "dispatch_timeout"))
 }
+
+// A timeout's DLQ reason names the timeout of the state the job left.
+func TestTimeoutReasonOfTheOtherStateIsCaught(t *testing.T) {
+	require.Empty(t, timedOut(5*time.Minute).check().Violations)
+	s := timedOut(5 * time.Minute)
+	s.dlq["j1"] = dlqEntry(engine.StateTimeout, engine.StateDispatched, engine.ReasonRunningTimeout)
+	v := only(s.check(), "dlq_entry")
+	require.Len(t, v, 1)
+	require.Contains(t, v[0].Message, "timed out from DISPATCHED; DLQ reason running_timeout")
+}
+
+// With a cap of 3, three passes are the most; a rollback of the third pass
+// counts a fourth attempt, and only that.
+func TestSchedulingPassBeyondTheCapIsCaught(t *testing.T) {
+	sys := cordumSpec
+	sys.MaxSchedulingRetries = 3
+	passes := func(n int) *story {
+		s := newStory().submit("j1").commit("j1", engine.StatePending)
+		for range n {
+			s.commit("j1", engine.StateScheduled)
+		}
+		return s
+	}
+	require.Empty(t, only(passes(3).checkSystem(sys), "retry_cap_not_late"))
+	rolledBack := passes(3).commit("j1", engine.StateDispatched).commit("j1", engine.StateScheduled)
+	require.Empty(t, only(rolledBack.checkSystem(sys), "retry_cap_not_late"))
+
+	v := only(passes(4).checkSystem(sys), "retry_cap_not_late")
+	require.Len(t, v, 1)
+	require.Contains(t, v[0].Message, "a scheduling pass from SCHEDULED after 3 attempts; cap 3")
+	require.Len(t, only(rolledBack.commit("j1", engine.StateScheduled).checkSystem(sys), "retry_cap_not_late"), 1)
+}

@@ -47,9 +47,15 @@ type Spec struct {
 	// ReasonWorkerFailed is the reason code a job records when it failed
 	// because its worker reported a failure ("" when the system has none).
 	ReasonWorkerFailed string
+	// ReasonDispatchTimeout and ReasonRunningTimeout are the DLQ reason codes
+	// of a job timed out from Dispatched and from Running ("": none).
+	ReasonDispatchTimeout, ReasonRunningTimeout string
 	// DLQSubject is the bus subject a stored dead-letter entry is announced
 	// on, by the handler that stored it ("" when the system announces none).
 	DLQSubject string
+	// Requires is true when the system sends a job only to pools offering
+	// every capability it requires (false: it ignores requirements).
+	Requires bool
 	// Overload says when the system deems a worker too loaded to take a job
 	// (zero: it places jobs without load rules).
 	Overload Overload
