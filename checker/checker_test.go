@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/stretchr/testify/require"
 
 	"github.com/dispatchsim/dispatchsim/engine"
@@ -290,4 +291,50 @@ func TestCheckInvariantsMidRun(t *testing.T) {
 		got = append(got, v.Checker)
 	}
 	require.Contains(t, got, "no_resurrection")
+}
+
+// counters is a registry holding the engine's publish counters at these values.
+func counters(rollbacks, rollbackFailures, published float64) prometheus.Gatherer {
+	reg := prometheus.NewRegistry()
+	for name, v := range map[string]float64{"scheduler_dispatch_rollback_total": rollbacks,
+		"scheduler_dispatch_rollback_failure_total": rollbackFailures, "scheduler_dispatch_published_total": published} {
+		c := prometheus.NewCounter(prometheus.CounterOpts{Name: name})
+		c.Add(v)
+		reg.MustRegister(c)
+	}
+	return reg
+}
+
+// A failed publish is followed by its publisher's rollback; the rollback
+// failure counter counts those that did not land or lost their reply.
+func TestRollbackFailuresAgainstTheRollbacksThatLanded(t *testing.T) {
+	failedPublish := func(rollback bool) *story {
+		s := newStory().submit("j1").commit("j1", engine.StatePending).commit("j1", engine.StateScheduled).
+			commit("j1", engine.StateDispatched).publish("j1", 0, history.PublishFailedClean)
+		for i := range s.h.States {
+			s.h.States[i].Actor = "replica-1/h"
+		}
+		s.h.Publishes[0].Actor = "replica-1/h"
+		if rollback {
+			s.commit("j1", engine.StateScheduled)
+			s.h.States[len(s.h.States)-1].Actor = "replica-1/h"
+		}
+		s.h.End = s.at() + time.Second
+		return s
+	}
+	judge := func(s *story, failures float64) []Violation {
+		return only(Check(Input{History: &s.h, Final: s.final, DLQ: s.dlq, System: cordumSpec,
+			Metrics: []prometheus.Gatherer{counters(1, failures, 0)}}), "metrics")
+	}
+	require.Empty(t, judge(failedPublish(true), 0))
+	require.Empty(t, judge(failedPublish(false), 1))
+	v := judge(failedPublish(true), 1)
+	require.Len(t, v, 1, "the rollback landed and its writer heard so")
+	require.Contains(t, v[0].Message, "scheduler_dispatch_rollback_failure_total=1 but between 0 and 0")
+	require.Len(t, judge(failedPublish(false), 0), 1, "the rollback never landed")
+
+	lost := failedPublish(true)
+	end := lost.h.States[len(lost.h.States)-1]
+	lost.h.Faults = append(lost.h.Faults, history.FaultRecord{Step: end.Step, Actor: end.Actor, Effect: history.EffectReplyLostAfterApply})
+	require.Empty(t, judge(lost, 1), "landed, but its writer was told it failed")
 }
