@@ -36,6 +36,7 @@ func All() []Scenario {
 			Seeds:   SeedRange{First: 1000, Count: 12},
 		},
 		recoverable,
+		longJobs,
 		{
 			Name:        "fail-closed-read",
 			Source:      "seed 001",
