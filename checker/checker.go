@@ -57,6 +57,32 @@ type Input struct {
 	// could absorb. Nil: a de-duplicating broker with the default window is
 	// assumed, and the attribution says so.
 	Bus *history.BusConfig
+	// Workers are the world's workers as the simulator set them up: what a
+	// placement check holds each execution's worker to. Nil: not checked.
+	Workers []WorkerFact
+	// Heartbeats are the load reports each replica handled, in step order:
+	// what a least-loaded pick could have known. Nil: not checked.
+	Heartbeats []HeartbeatFact
+}
+
+// WorkerFact is one worker of the world: its pool, its parallel limit (0:
+// none), the least CPU and GPU use its heartbeats ever report, and the
+// subject its dispatches are published on.
+type WorkerFact struct {
+	ID, Pool           string
+	MaxParallel        int
+	CPUFloor, GPUFloor float64
+	Subject            string
+}
+
+// HeartbeatFact is one worker's load report as a replica handled it.
+type HeartbeatFact struct {
+	Step                uint64
+	Time                time.Duration
+	Replica             string // the replica's process (actor group)
+	Worker, Pool        string
+	Active, MaxParallel int
+	CPU, GPU            float64
 }
 
 // Spec is what the run promised. Zero values mean the system's (Input.System).
@@ -238,7 +264,7 @@ func Check(in Input) *Result {
 
 	checkAssumptions(c)
 	if len(c.out.Violations) == 0 {
-		for _, f := range []checkFunc{checkExactlyOnce, checkNoResurrection, checkAccounting, checkRefinement} {
+		for _, f := range []checkFunc{checkExactlyOnce, checkNoResurrection, checkAccounting, checkRefinement, checkPlacement, checkLeastLoaded} {
 			f(c)
 		}
 		checkLinearizability(c)

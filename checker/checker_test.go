@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/stretchr/testify/require"
 
 	"github.com/dispatchsim/dispatchsim/engine"
@@ -88,6 +89,24 @@ func (s *story) check() *Result {
 	s.h.End = s.at() + time.Second
 	s.h.FaultPhaseEnd = 0 // judged as if every step were in the heal phase
 	return Check(Input{History: &s.h, Final: s.final, DLQ: s.dlq, System: cordumSpec})
+}
+
+// dead files job's DLQ entry with its last move and announces it, as the
+// handler that stored it does.
+func (s *story) dead(job string, entry sut.DLQEntry) *story {
+	states := s.h.States
+	actor := ""
+	for i := len(states) - 1; i >= 0; i-- {
+		if states[i].JobID == job {
+			actor = states[i].Actor
+			break
+		}
+	}
+	s.dlq[job] = entry
+	s.tick()
+	s.h.Publishes = append(s.h.Publishes, history.PublishRecord{Step: s.step, Time: s.at(), Actor: actor,
+		Subject: engine.SubjectDLQ, MsgID: "dlq:" + job, JobID: job, Outcome: history.PublishStored})
+	return s
 }
 
 // cordumSpec is the engine's promise, which the stories are written against.
@@ -178,14 +197,14 @@ func TestAttemptsMismatchIsCaught(t *testing.T) {
 func TestFailedJobWithoutDLQIsCaught(t *testing.T) {
 	s := newStory().submit("j1").commit("j1", engine.StatePending).commit("j1", engine.StateFailed)
 	require.Equal(t, []string{"dlq_entry"}, checkers(s.check()))
-	s.dlq["j1"] = dlqEntry(engine.StateFailed, engine.StatePending, engine.ReasonNoPoolMappingTopic)
+	s.dead("j1", dlqEntry(engine.StateFailed, engine.StatePending, engine.ReasonNoPoolMappingTopic))
 	require.Empty(t, s.check().Violations)
 }
 
 func TestDLQHidingRootCauseIsCaught(t *testing.T) {
 	s := newStory().submit("j1").commit("j1", engine.StatePending).commit("j1", engine.StateFailed)
 	s.setFinal("j1", func(f *sut.JobFact) { f.Cause = string(engine.ReasonNoPoolMappingTopic) })
-	s.dlq["j1"] = dlqEntry(engine.StateFailed, engine.StatePending, engine.ReasonMaxSchedulingRetries)
+	s.dead("j1", dlqEntry(engine.StateFailed, engine.StatePending, engine.ReasonMaxSchedulingRetries))
 	// Filed at the cap without one attempt: the cap was not reached either.
 	require.Equal(t, []string{"dlq_root_cause", "retry_cap_not_early"}, checkers(s.check()))
 }
@@ -202,7 +221,7 @@ func TestStuckDispatchedIsALivenessViolation(t *testing.T) {
 		commit("j1", engine.StateDispatched)
 	s.step += 400 // 400s pass with the job DISPATCHED
 	s.commit("j1", engine.StateTimeout)
-	s.dlq["j1"] = dlqEntry(engine.StateTimeout, engine.StateDispatched, engine.ReasonDispatchTimeout)
+	s.dead("j1", dlqEntry(engine.StateTimeout, engine.StateDispatched, engine.ReasonDispatchTimeout))
 	r := s.check()
 	require.Equal(t, []string{"dispatch_timeout"}, checkers(r))
 	require.Equal(t, LayerLiveness, r.FirstFailedLayer())
@@ -242,7 +261,7 @@ func TestFailedJobWhereAllCanSucceedIsCaught(t *testing.T) {
 	s := newStory().dispatch("j1").submit("j2").commit("j2", engine.StatePending).commit("j2", engine.StateScheduled).
 		wait(cordumSpec.PickGrace).commit("j2", engine.StateFailed).submit("j3").commit("j3", engine.StatePending).commit("j3", engine.StateCancelled)
 	s.setFinal("j2", func(f *sut.JobFact) { f.Cause = string(engine.ReasonNoPoolMappingTopic) })
-	s.dlq["j2"] = dlqEntry(engine.StateFailed, engine.StateScheduled, engine.ReasonNoPoolMappingTopic)
+	s.dead("j2", dlqEntry(engine.StateFailed, engine.StateScheduled, engine.ReasonNoPoolMappingTopic))
 	s.h.End = s.at() + time.Second
 	r := Check(Input{History: &s.h, Final: s.final, DLQ: s.dlq, Spec: Spec{AllSucceed: true}, System: cordumSpec})
 	require.Equal(t, []string{"job_succeeded"}, checkers(r))
@@ -272,4 +291,50 @@ func TestCheckInvariantsMidRun(t *testing.T) {
 		got = append(got, v.Checker)
 	}
 	require.Contains(t, got, "no_resurrection")
+}
+
+// counters is a registry holding the engine's publish counters at these values.
+func counters(rollbacks, rollbackFailures, published float64) prometheus.Gatherer {
+	reg := prometheus.NewRegistry()
+	for name, v := range map[string]float64{"scheduler_dispatch_rollback_total": rollbacks,
+		"scheduler_dispatch_rollback_failure_total": rollbackFailures, "scheduler_dispatch_published_total": published} {
+		c := prometheus.NewCounter(prometheus.CounterOpts{Name: name})
+		c.Add(v)
+		reg.MustRegister(c)
+	}
+	return reg
+}
+
+// A failed publish is followed by its publisher's rollback; the rollback
+// failure counter counts those that did not land or lost their reply.
+func TestRollbackFailuresAgainstTheRollbacksThatLanded(t *testing.T) {
+	failedPublish := func(rollback bool) *story {
+		s := newStory().submit("j1").commit("j1", engine.StatePending).commit("j1", engine.StateScheduled).
+			commit("j1", engine.StateDispatched).publish("j1", 0, history.PublishFailedClean)
+		for i := range s.h.States {
+			s.h.States[i].Actor = "replica-1/h"
+		}
+		s.h.Publishes[0].Actor = "replica-1/h"
+		if rollback {
+			s.commit("j1", engine.StateScheduled)
+			s.h.States[len(s.h.States)-1].Actor = "replica-1/h"
+		}
+		s.h.End = s.at() + time.Second
+		return s
+	}
+	judge := func(s *story, failures float64) []Violation {
+		return only(Check(Input{History: &s.h, Final: s.final, DLQ: s.dlq, System: cordumSpec,
+			Metrics: []prometheus.Gatherer{counters(1, failures, 0)}}), "metrics")
+	}
+	require.Empty(t, judge(failedPublish(true), 0))
+	require.Empty(t, judge(failedPublish(false), 1))
+	v := judge(failedPublish(true), 1)
+	require.Len(t, v, 1, "the rollback landed and its writer heard so")
+	require.Contains(t, v[0].Message, "scheduler_dispatch_rollback_failure_total=1 but between 0 and 0")
+	require.Len(t, judge(failedPublish(false), 0), 1, "the rollback never landed")
+
+	lost := failedPublish(true)
+	end := lost.h.States[len(lost.h.States)-1]
+	lost.h.Faults = append(lost.h.Faults, history.FaultRecord{Step: end.Step, Actor: end.Actor, Effect: history.EffectReplyLostAfterApply})
+	require.Empty(t, judge(lost, 1), "landed, but its writer was told it failed")
 }

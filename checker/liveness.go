@@ -41,7 +41,7 @@ func checkLiveness(c *run) {
 			if i+1 < len(changes) {
 				until, step = changes[i+1].Time, changes[i+1].Step
 			}
-			deadline := max(s.Time+c.spec.DispatchTimeout, h.FaultPhaseEnd) + slack
+			deadline := max(s.Time+c.dispatchTimeout(id), h.FaultPhaseEnd) + slack
 			if until > deadline {
 				c.violate(LayerLiveness, "dispatch_timeout", id, step, until,
 					"job %s stayed %s from %s to %s, past the dispatch timeout and a reconciler tick", id, s.To, s.Time, until)

@@ -21,6 +21,8 @@ const (
 	CommitPublish CommitKind = "publish"
 	// CommitDLQ is a dead-letter entry, written with the terminal state.
 	CommitDLQ CommitKind = "dlq"
+	// CommitLock is a job lock a token took: the store's SET NX succeeded.
+	CommitLock CommitKind = "lock"
 )
 
 // Commit is one accepted step, with what it committed.
@@ -32,6 +34,7 @@ type Commit struct {
 	State   history.StateChange   // CommitState, CommitDLQ: the terminal move
 	Publish history.PublishRecord // CommitPublish
 	DLQ     sut.DLQEntry          // CommitDLQ
+	Lock    history.LockEvent     // CommitLock
 }
 
 // Guard is a condition a commit of its kind must satisfy over ground-truth
@@ -50,10 +53,12 @@ type Guard struct {
 
 // Guards are the commit guards, in the order they are judged.
 var Guards = []Guard{
-	{Name: "record_matches_result", On: CommitState, Says: "a SUCCEEDED record carries the result the executing worker reported",
+	{Name: "record_matches_result", On: CommitState, Says: "a SUCCEEDED record, or a FAILED one whose cause is a worker's failure, carries the result the executing worker reported",
 		Applies: func(s sut.Spec) bool { return s.Succeeded != "" }, Enabled: recordMatchesResult},
-	{Name: "dlq_entry", On: CommitState, Says: "a FAILED or TIMEOUT job has a DLQ entry with that status and the state it left",
+	{Name: "dlq_entry", On: CommitState, Says: "a FAILED or TIMEOUT job has a DLQ entry with that status and the state it left (a timeout's reason names that state's timeout)",
 		Applies: func(s sut.Spec) bool { return s.Failed != "" }, Enabled: dlqEntryMatches},
+	{Name: "dlq_entry", On: CommitDLQ, Says: "only a job that ended FAILED or TIMEOUT has a DLQ entry",
+		Applies: func(s sut.Spec) bool { return s.Failed != "" }, Enabled: dlqEntryOfAFailure},
 	{Name: "dlq_true_cause", On: CommitDLQ, Says: "a routing reason code names the routing in force: topic-missing only when the topic has no pool, requires-unsatisfied only when it has one and none offers the job's requires",
 		Applies: func(s sut.Spec) bool { return s.ReasonTopicMissing != "" || s.ReasonRequiresUnsatisfied != "" },
 		Enabled: dlqTrueCause},
@@ -63,12 +68,16 @@ var Guards = []Guard{
 		Applies: func(s sut.Spec) bool { return s.PickGrace > 0 }, Enabled: graceNotEarly},
 	{Name: "retry_cap_not_early", On: CommitDLQ, Says: "no retry-cap failure before the cap's attempts were made",
 		Applies: func(s sut.Spec) bool { return s.MaxSchedulingRetries > 0 }, Enabled: retryCapNotEarly},
+	{Name: "retry_cap_not_late", On: CommitState, Says: "no scheduling pass once the cap's attempts were made (only the publish rollback of the pass that made the last one may count one more)",
+		Applies: func(s sut.Spec) bool { return s.MaxSchedulingRetries > 0 }, Enabled: retryCapNotLate},
 	{Name: "fenced_write", On: CommitState, Says: "a write fenced by a lock token lands only while that token holds the job's lock in true time",
 		Applies: func(s sut.Spec) bool { return s.JobLock }, Enabled: fencedWrite},
 	{Name: "lock_exclusive", On: CommitState, Says: "no handler acts on a job after its lock expired in true time while another handler took it and acted",
 		Applies: func(s sut.Spec) bool { return s.JobLock }, Enabled: lockExclusive},
 	{Name: "lock_exclusive", On: CommitPublish, Says: "no handler acts on a job after its lock expired in true time while another handler took it and acted",
 		Applies: func(s sut.Spec) bool { return s.JobLock }, Enabled: lockExclusive},
+	{Name: "lock_exclusive", On: CommitLock, Says: "a job's lock is taken only when no other token's lease on it runs in true time",
+		Applies: func(s sut.Spec) bool { return s.JobLock }, Enabled: lockTakenFree},
 	{Name: "terminal_job_executed_again", On: CommitPublish, Says: "a job that reached a terminal state is never dispatched and run again",
 		Applies: func(s sut.Spec) bool { return len(s.Terminal) > 0 }, Enabled: terminalNotRedispatched},
 }
@@ -100,6 +109,15 @@ func (c *run) commits() []Commit {
 			out = append(out, Commit{Kind: CommitPublish, Step: p.Step, Time: p.Time, Job: p.JobID, Publish: p})
 		}
 	}
+	taken := map[string]bool{}
+	for _, l := range c.in.History.Locks {
+		// A token's first event that holds the lock is its take; a token
+		// polls a busy lock under the same value, and renews it later.
+		if l.Held && !taken[l.Token] {
+			taken[l.Token] = true
+			out = append(out, Commit{Kind: CommitLock, Step: l.Step, Time: l.Time, Job: l.JobID, Lock: l})
+		}
+	}
 	for _, id := range c.jobIDs {
 		entry, ok := c.in.DLQ[id]
 		if !ok {
@@ -113,12 +131,22 @@ func (c *run) commits() []Commit {
 	return out
 }
 
-// recordMatchesResult: the final record of a job that ended SUCCEEDED points
-// at a result a worker reported as succeeded for it.
+// recordMatchesResult: the final record of a job that ended SUCCEEDED, or
+// FAILED with the cause a worker's failure report leaves, points at a result
+// a worker reported with that outcome for it.
 func recordMatchesResult(c *run, cm Commit) string {
 	sys := c.in.System
 	final, ok := c.in.Final[cm.Job]
-	if cm.State.To != sys.Succeeded || !ok || final.State != sys.Succeeded || !c.lastChange(cm) {
+	if !ok || final.State != cm.State.To || !c.lastChange(cm) {
+		return ""
+	}
+	var want sut.Outcome
+	switch {
+	case cm.State.To == sys.Succeeded:
+		want = sut.Succeeded
+	case cm.State.To == sys.Failed && sys.ReasonWorkerFailed != "" && final.Cause == sys.ReasonWorkerFailed:
+		want = sut.Failed
+	default:
 		return ""
 	}
 	var reported []string
@@ -126,7 +154,7 @@ func recordMatchesResult(c *run, cm Commit) string {
 		if r.JobID != cm.Job || r.Step > cm.Step {
 			continue
 		}
-		if r.Outcome == string(sut.Succeeded) && r.ResultPtr == final.ResultPtr {
+		if r.Outcome == string(want) && r.ResultPtr == final.ResultPtr {
 			return ""
 		}
 		reported = append(reported, fmt.Sprintf("%s gen=%d %s %q", r.Worker, r.Gen, r.Outcome, r.ResultPtr))
@@ -134,7 +162,8 @@ func recordMatchesResult(c *run, cm Commit) string {
 	if len(reported) == 0 {
 		reported = []string{"none"}
 	}
-	return fmt.Sprintf("record result_ptr=%q; worker reports before the commit: %s", final.ResultPtr, strings.Join(reported, ", "))
+	return fmt.Sprintf("%s record result_ptr=%q; worker reports before the commit: %s", final.State, final.ResultPtr,
+		strings.Join(reported, ", "))
 }
 
 // dlqEntryMatches: a job that ended FAILED or TIMEOUT has a DLQ entry with
@@ -154,6 +183,20 @@ func dlqEntryMatches(c *run, cm Commit) string {
 		return fmt.Sprintf("ended %s; DLQ entry status %s", st, entry.Status)
 	case entry.LastState != cm.State.From:
 		return fmt.Sprintf("left %s; DLQ entry last_state %s", history.StateOrNone(cm.State.From), entry.LastState)
+	case st == sys.TimedOut && cm.State.From == sys.Dispatched && sys.ReasonDispatchTimeout != "" &&
+		entry.ReasonCode != sys.ReasonDispatchTimeout,
+		st == sys.TimedOut && cm.State.From == sys.Running && sys.ReasonRunningTimeout != "" &&
+			entry.ReasonCode != sys.ReasonRunningTimeout:
+		return fmt.Sprintf("timed out from %s; DLQ reason %s", cm.State.From, entry.ReasonCode)
+	}
+	return ""
+}
+
+// dlqEntryOfAFailure: the entry, written with the job's last move, belongs
+// to a failure or a timeout (its status is the dlq_entry state guard's).
+func dlqEntryOfAFailure(c *run, cm Commit) string {
+	if st := cm.State.To; st != c.in.System.Failed && st != c.in.System.TimedOut {
+		return fmt.Sprintf("ended %s, yet has a DLQ entry with status %s, reason %s", st, cm.DLQ.Status, cm.DLQ.ReasonCode)
 	}
 	return ""
 }
@@ -207,7 +250,7 @@ func timeoutNotEarly(c *run, cm Commit) string {
 	var timeout time.Duration
 	switch cm.State.From {
 	case sys.Dispatched:
-		timeout = c.spec.DispatchTimeout
+		timeout = c.dispatchTimeout(cm.Job)
 	case sys.Running:
 		timeout = sys.RunningTimeout
 	}
@@ -254,6 +297,30 @@ func retryCapNotEarly(c *run, cm Commit) string {
 	}
 	if n := c.countTo(cm.Job, sys.Scheduled); n < sys.MaxSchedulingRetries {
 		return fmt.Sprintf("reason %s after %d attempts; cap %d", cm.DLQ.ReasonCode, n, sys.MaxSchedulingRetries)
+	}
+	return ""
+}
+
+// retryCapNotLate: a move into the scheduled state that is not a rollback
+// of a dispatch starts a scheduling pass, which the system makes only while
+// the job's attempts are below the cap. No tolerance: attempts are counted.
+func retryCapNotLate(c *run, cm Commit) string {
+	sys := c.in.System
+	if !sys.Entered(cm.State.From, cm.State.To, sys.Scheduled) || cm.State.From == sys.Dispatched {
+		return ""
+	}
+	made := 0
+	for _, s := range c.jobStates[cm.Job] {
+		if s.Step >= cm.Step {
+			break
+		}
+		if sys.Entered(s.From, s.To, sys.Scheduled) {
+			made++
+		}
+	}
+	if made >= sys.MaxSchedulingRetries {
+		return fmt.Sprintf("a scheduling pass from %s after %d attempts; cap %d", history.StateOrNone(cm.State.From), made,
+			sys.MaxSchedulingRetries)
 	}
 	return ""
 }
@@ -388,12 +455,46 @@ func (c *run) pausedStalePublish(p history.PublishRecord) bool {
 	return true
 }
 
-// group is an actor's process: "replica-1" of "replica-1/sys.job.submit#78.4".
-func group(actor string) string {
-	if i := strings.IndexByte(actor, '/'); i >= 0 {
-		return actor[:i]
+// lockTakenFree: a token takes a job's lock only when every other token's
+// lease on it has ended: by its expiry in true time, or by a command of
+// that token that left it without the lock (its release, a renewal that
+// found it gone). A lease that ends any other way was deleted under its
+// holder. No tolerance: the store's own clock expires the key.
+func lockTakenFree(c *run, cm Commit) string {
+	type lease struct {
+		actor       string
+		since, till time.Duration
 	}
-	return actor
+	leases := map[string]lease{}
+	var tokens []string
+	for _, l := range c.in.History.Locks {
+		if l.Step >= cm.Step {
+			break
+		}
+		if l.JobID != cm.Job {
+			continue
+		}
+		ls, seen := leases[l.Token]
+		if !seen {
+			tokens = append(tokens, l.Token)
+		}
+		if l.Held && ls.actor == "" {
+			ls.actor, ls.since = l.Actor, l.Time
+		}
+		if l.Held {
+			ls.till = l.Until
+		} else {
+			ls.till = min(ls.till, l.Time) // a release ends it now; a failed renewal ends nothing
+		}
+		leases[l.Token] = ls
+	}
+	for _, tok := range tokens {
+		if ls := leases[tok]; tok != cm.Lock.Token && ls.till > cm.Time {
+			return fmt.Sprintf("%s took the lock at %s (token %s) while the lease of token %s, taken by %s at %s, ran until %s: the lock was freed under its holder",
+				cm.Lock.Actor, cm.Time, short(cm.Lock.Token), short(tok), ls.actor, ls.since, ls.till)
+		}
+	}
+	return ""
 }
 
 // leaseUntil is when token's lock expires in true time, as its last take or
@@ -465,6 +566,17 @@ func (c *run) terminalChange(job string) (history.StateChange, bool) {
 func (c *run) lastChange(cm Commit) bool {
 	states := c.jobStates[cm.Job]
 	return len(states) > 0 && states[len(states)-1].Step == cm.Step
+}
+
+// dispatchTimeout is how long the job may stay dispatched: its topic's
+// override, or the run's.
+func (c *run) dispatchTimeout(job string) time.Duration {
+	if s, ok := c.submitted(job); ok {
+		if d := c.in.System.DispatchTimeoutByTopic[s.Topic]; d > 0 {
+			return d
+		}
+	}
+	return c.spec.DispatchTimeout
 }
 
 // enteringChange is the last change before step that entered state.

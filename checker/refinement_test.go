@@ -49,10 +49,10 @@ func TestRecordFromAFailureReportIsCaught(t *testing.T) {
 func TestDLQEntryOfTheWrongStatusIsCaught(t *testing.T) {
 	s := newStory().submit("j1").commit("j1", engine.StatePending).commit("j1", engine.StateScheduled).
 		commit("j1", engine.StateDispatched).wait(5*time.Minute).commit("j1", engine.StateTimeout)
-	s.dlq["j1"] = dlqEntry(engine.StateTimeout, engine.StateDispatched, engine.ReasonDispatchTimeout)
+	s.dead("j1", dlqEntry(engine.StateTimeout, engine.StateDispatched, engine.ReasonDispatchTimeout))
 	require.Empty(t, s.check().Violations, "the legal shape")
 
-	s.dlq["j1"] = dlqEntry(engine.StateFailed, engine.StateDispatched, engine.ReasonDispatchTimeout)
+	s.dead("j1", dlqEntry(engine.StateFailed, engine.StateDispatched, engine.ReasonDispatchTimeout))
 	require.Len(t, only(s.check(), "dlq_entry"), 1)
 	delete(s.dlq, "j1")
 	require.Contains(t, only(s.check(), "dlq_entry")[0].Message, "no DLQ entry")
@@ -64,7 +64,7 @@ func routed(routing sut.Routing, requires []string, code engine.ReasonCode) *sto
 	s.h.Submitted[0].Requires = requires
 	s.h.Routing = []history.RoutingChange{{Routing: routing}}
 	s.commit("j1", engine.StatePending).commit("j1", engine.StateScheduled).wait(time.Minute).commit("j1", engine.StateFailed)
-	s.dlq["j1"] = dlqEntry(engine.StateFailed, engine.StateScheduled, code)
+	s.dead("j1", dlqEntry(engine.StateFailed, engine.StateScheduled, code))
 	return s
 }
 
@@ -96,7 +96,7 @@ func TestDLQReasonAgainstTheTrueCause(t *testing.T) {
 func timedOut(after time.Duration) *story {
 	s := newStory().submit("j1").commit("j1", engine.StatePending).commit("j1", engine.StateScheduled).
 		commit("j1", engine.StateDispatched).wait(after).commit("j1", engine.StateTimeout)
-	s.dlq["j1"] = dlqEntry(engine.StateTimeout, engine.StateDispatched, engine.ReasonDispatchTimeout)
+	s.dead("j1", dlqEntry(engine.StateTimeout, engine.StateDispatched, engine.ReasonDispatchTimeout))
 	return s
 }
 
@@ -122,7 +122,7 @@ func TestGraceWindowFailureBeforeTheWindowIsCaught(t *testing.T) {
 	s := newStory().submit("j1")
 	s.h.Routing = []history.RoutingChange{{Routing: noTopics}}
 	s.commit("j1", engine.StatePending).commit("j1", engine.StateScheduled).wait(10*time.Second).commit("j1", engine.StateFailed)
-	s.dlq["j1"] = dlqEntry(engine.StateFailed, engine.StateScheduled, engine.ReasonNoPoolMappingTopic)
+	s.dead("j1", dlqEntry(engine.StateFailed, engine.StateScheduled, engine.ReasonNoPoolMappingTopic))
 	v := only(s.check(), "grace_not_early")
 	require.Len(t, v, 1)
 	require.Contains(t, v[0].Message, "grace 30s")
@@ -136,8 +136,8 @@ func capped(attempts int) *story {
 		s.commit("j1", engine.StateScheduled).commit("j1", engine.StateRetrying)
 	}
 	s.commit("j1", engine.StateFailed)
-	s.dlq["j1"] = sut.DLQEntry{Status: string(engine.StateFailed), LastState: string(engine.StateRetrying),
-		ReasonCode: string(engine.ReasonNoWorkers), RetriesExhausted: true}
+	s.dead("j1", sut.DLQEntry{Status: string(engine.StateFailed), LastState: string(engine.StateRetrying),
+		ReasonCode: string(engine.ReasonNoWorkers), RetriesExhausted: true})
 	return s
 }
 
@@ -193,10 +193,11 @@ func TestWriteAfterTheLockExpiredIsCaught(t *testing.T) {
 	require.Empty(t, only(late.checkSystem(outboxLike()), "fenced_write"), "a system with no job lock promises no fence")
 }
 
-// outboxLike is the engine's spec without a job lock.
+// outboxLike is the engine's spec without a job lock, DLQ announcements or
+// load rules.
 func outboxLike() sut.Spec {
 	s := cordumSpec
-	s.JobLock = false
+	s.JobLock, s.DLQSubject, s.Overload = false, "", sut.Overload{}
 	return s
 }
 
@@ -273,4 +274,162 @@ func TestDLQReasonAgainstTheActingReplicasRouting(t *testing.T) {
 	}
 	require.Empty(t, only(byReplica("replica-3").check(), "dlq_true_cause"))
 	require.Len(t, only(byReplica("replica-1").check(), "dlq_true_cause"), 1)
+}
+
+// release records actor's command on job's lock under token that left the
+// token without it (a release, or a renewal that found the lock gone).
+func (s *story) release(actor, job, token string) *story {
+	s.tick()
+	s.h.Locks = append(s.h.Locks, history.LockEvent{Step: s.step, Time: s.at(), Actor: actor, JobID: job, Token: token})
+	return s
+}
+
+// r1's lease ends by its release, by its expiry, or not at all: only the
+// last is a lock freed under its holder (older Cordum's release without a
+// token, run by a handler whose own lease had expired, deletes it).
+func TestLockTakenUnderAnotherLeaseIsCaught(t *testing.T) {
+	base := func() *story {
+		return newStory().submit("j1").commit("j1", engine.StatePending).take("r1", "j1", "aaaa", time.Minute)
+	}
+	released := base().release("r1", "j1", "aaaa").take("r2", "j1", "bbbb", time.Minute)
+	require.Empty(t, only(released.check(), "lock_exclusive"))
+	expired := base().wait(time.Minute-time.Second).take("r2", "j1", "bbbb", time.Minute)
+	require.Empty(t, only(expired.check(), "lock_exclusive"), "a take at the very expiry is legal: the store expired the key")
+	early := base().wait(time.Minute-2*time.Second).take("r2", "j1", "bbbb", time.Minute)
+	require.Len(t, only(early.check(), "lock_exclusive"), 1, "a second before the expiry the key was still there")
+	renewed := base().take("r1", "j1", "aaaa", time.Minute).release("r1", "j1", "aaaa").take("r2", "j1", "bbbb", time.Minute)
+	require.Empty(t, only(renewed.check(), "lock_exclusive"), "a renewal is not a second take")
+
+	freed := base().release("r0", "j1", "zzzz").take("r2", "j1", "bbbb", time.Minute)
+	v := only(freed.check(), "lock_exclusive")
+	require.Len(t, v, 1)
+	require.Contains(t, v[0].Message, "r2 took the lock at 5s (token bbbb) while the lease of token aaaa, taken by r1 at 3s, ran until 1m3s")
+	require.Empty(t, only(freed.checkSystem(outboxLike()), "lock_exclusive"))
+}
+
+// failedByWorker runs j1 to a FAILED record left by a worker's failure
+// report, which the record's result pointer is.
+func failedByWorker(ptr string) *story {
+	s := newStory().submit("j1").commit("j1", engine.StatePending).commit("j1", engine.StateScheduled).
+		commit("j1", engine.StateDispatched).publish("j1", 0, history.PublishStored).execute("j1", 0, "d-j1")
+	s.h.Reports = append(s.h.Reports, history.WorkerReport{Step: s.tick(), Time: s.at(), Worker: "w1", JobID: "j1",
+		Outcome: string(sut.Failed), ResultPtr: "mem://j1/failed"})
+	s.commit("j1", engine.StateFailed)
+	s.setFinal("j1", func(f *sut.JobFact) { f.ResultPtr, f.Cause = ptr, string(engine.ReasonJobFailed) })
+	return s.dead("j1", dlqEntry(engine.StateFailed, engine.StateDispatched, engine.ReasonJobFailed))
+}
+
+// A FAILED record that blames the worker carries the failure it reported.
+func TestFailedRecordWithoutTheReportedFailureIsCaught(t *testing.T) {
+	require.Empty(t, failedByWorker("mem://j1/failed").check().Violations)
+
+	v := only(failedByWorker("mem://j1/other").check(), "record_matches_result")
+	require.Len(t, v, 1)
+	require.Contains(t, v[0].Message, `FAILED record result_ptr="mem://j1/other"; worker reports before the commit: w1 gen=0 failed "mem://j1/failed"`)
+
+	s := failedByWorker("mem://j1/failed")
+	s.h.Reports[0].Outcome = string(sut.Succeeded)
+	require.Len(t, only(s.check(), "record_matches_result"), 1, "a success report does not justify a failure")
+}
+
+// Only a failure or a timeout leaves a DLQ entry.
+func TestDLQEntryOfASucceededJobIsCaught(t *testing.T) {
+	s := newStory().dispatch("j1").dead("j1", dlqEntry(engine.StateFailed, engine.StateRunning, engine.ReasonJobFailed))
+	v := only(s.check(), "dlq_entry")
+	require.Len(t, v, 1)
+	require.Contains(t, v[0].Message, "ended SUCCEEDED, yet has a DLQ entry with status FAILED")
+	require.Empty(t, only(failedByWorker("mem://j1/failed").check(), "dlq_entry"))
+}
+
+// A stored DLQ entry is announced by the handler that stored it, after it
+// stored it, unless that handler's replica crashed in between.
+func TestDLQAnnouncementAgainstTheStoredEntry(t *testing.T) {
+	stored := func() *story {
+		s := failedByWorker("mem://j1/failed")
+		s.h.States[len(s.h.States)-1].Actor = "replica-1/sys.job.result#9.1"
+		s.h.Publishes = s.h.Publishes[:len(s.h.Publishes)-1]
+		return s
+	}
+	announce := func(s *story, actor string) *story {
+		s.h.Publishes = append(s.h.Publishes, history.PublishRecord{Step: s.tick(), Time: s.at(), Actor: actor,
+			Subject: engine.SubjectDLQ, JobID: "j1", Outcome: history.PublishFailedClean})
+		return s
+	}
+	require.Empty(t, announce(stored(), "replica-1/sys.job.result#9.1").check().Violations, "a failed announcement counts")
+
+	v := only(stored().check(), "dlq_announced")
+	require.Len(t, v, 1)
+	require.Contains(t, v[0].Message, "replica-1/sys.job.result#9.1 stored job j1's DLQ entry (FAILED) and never announced it")
+
+	crashed := stored()
+	crashed.h.Faults = append(crashed.h.Faults, history.FaultRecord{Step: crashed.tick(), Time: crashed.at(),
+		Actor: "replica-1/sys.job.cancel#3.1", Effect: history.EffectCrash})
+	require.Empty(t, only(crashed.check(), "dlq_announced"), "the replica died before it could announce")
+
+	lost := stored()
+	end := lost.h.States[len(lost.h.States)-1]
+	lost.h.Faults = append(lost.h.Faults, history.FaultRecord{Step: end.Step, Time: end.Time, Actor: end.Actor,
+		Effect: history.EffectReplyLostAfterApply})
+	require.Empty(t, only(lost.check(), "dlq_announced"), "the handler was told its write failed")
+
+	early := newStory().submit("j1").commit("j1", engine.StatePending)
+	early = announce(early, "replica-1/sys.job.result#9.1")
+	early.commit("j1", engine.StateFailed).dead("j1", dlqEntry(engine.StateFailed, engine.StatePending, engine.ReasonJobFailed))
+	v = only(early.check(), "dlq_announced")
+	require.Len(t, v, 1)
+	require.Contains(t, v[0].Message, "announced a DLQ entry of job j1 that the store did not hold")
+	require.Empty(t, only(early.checkSystem(outboxLike()), "dlq_announced"))
+}
+
+// A topic's dispatch timeout replaces the global one, as a lower bound of
+// the reconciler's TIMEOUT and as the bound of how long a job may sit
+// dispatched.
+func TestTopicDispatchTimeoutBoundsBothWays(t *testing.T) {
+	sys := cordumSpec
+	sys.DispatchTimeoutByTopic = map[string]time.Duration{"fast": 20 * time.Second}
+	onTopic := func(topic string, s *story) *story {
+		s.h.Submitted[0].Topic = topic
+		return s
+	}
+	require.Empty(t, onTopic("fast", timedOut(30*time.Second)).checkSystem(sys).Violations)
+	v := only(onTopic("default", timedOut(30*time.Second)).checkSystem(sys), "timeout_not_early")
+	require.Len(t, v, 1, "the default topic keeps the global 5m")
+	require.Contains(t, v[0].Message, "timeout 5m0s")
+	require.Len(t, only(onTopic("fast", timedOut(15*time.Second)).checkSystem(sys), "timeout_not_early"), 1)
+
+	stuck := onTopic("fast", timedOut(3*time.Minute))
+	require.Len(t, only(stuck.checkSystem(sys), "dispatch_timeout"), 1, "20s plus two ticks passed long before")
+	require.Empty(t, only(onTopic("default", timedOut(3*time.Minute)).checkSystem(sys), "dispatch_timeout"))
+}
+
+// A timeout's DLQ reason names the timeout of the state the job left.
+func TestTimeoutReasonOfTheOtherStateIsCaught(t *testing.T) {
+	require.Empty(t, timedOut(5*time.Minute).check().Violations)
+	s := timedOut(5 * time.Minute)
+	s.dlq["j1"] = dlqEntry(engine.StateTimeout, engine.StateDispatched, engine.ReasonRunningTimeout)
+	v := only(s.check(), "dlq_entry")
+	require.Len(t, v, 1)
+	require.Contains(t, v[0].Message, "timed out from DISPATCHED; DLQ reason running_timeout")
+}
+
+// With a cap of 3, three passes are the most; a rollback of the third pass
+// counts a fourth attempt, and only that.
+func TestSchedulingPassBeyondTheCapIsCaught(t *testing.T) {
+	sys := cordumSpec
+	sys.MaxSchedulingRetries = 3
+	passes := func(n int) *story {
+		s := newStory().submit("j1").commit("j1", engine.StatePending)
+		for range n {
+			s.commit("j1", engine.StateScheduled)
+		}
+		return s
+	}
+	require.Empty(t, only(passes(3).checkSystem(sys), "retry_cap_not_late"))
+	rolledBack := passes(3).commit("j1", engine.StateDispatched).commit("j1", engine.StateScheduled)
+	require.Empty(t, only(rolledBack.checkSystem(sys), "retry_cap_not_late"))
+
+	v := only(passes(4).checkSystem(sys), "retry_cap_not_late")
+	require.Len(t, v, 1)
+	require.Contains(t, v[0].Message, "a scheduling pass from SCHEDULED after 3 attempts; cap 3")
+	require.Len(t, only(rolledBack.commit("j1", engine.StateScheduled).checkSystem(sys), "retry_cap_not_late"), 1)
 }

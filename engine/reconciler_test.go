@@ -128,3 +128,41 @@ func TestReconcilerDoesNotTimeOutAJobWhoseHandlerHoldsItsLock(t *testing.T) {
 		require.Equal(t, StateTimeout, te.state(t, "j1"))
 	})
 }
+
+// The reconciler's lock runs out between its read of a job and its write (a
+// pause past the TTL), and the job's result lands under a lock of its own.
+// The reconciler's TIMEOUT write is fenced by the token it lost, so it is
+// refused whatever state it would land on: the fence, not the state the
+// reconciler read, keeps it from overwriting the result.
+func TestReconcilerWriteLandsOnlyUnderItsLock(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, env *testEnv) {
+		te := newTestEngine(t, env)
+		te.dispatch(t, "j1")
+		te.env.clock.Advance(DefaultRunningTimeout)
+
+		read, raced := false, false
+		te.hook.add(func(args []any) bool {
+			switch {
+			case raced:
+			case read:
+				// The command after the reconciler's read, before it runs.
+				raced = true
+				te.env.clock.Advance(DefaultLockTTL)
+				te.env.expireKey(t, jobLockKey("j1"))
+				require.NoError(t, te.HandleJobResult(ctx, JobResult{JobID: "j1", Status: ResultSucceeded, ResultPtr: "s3://r/1"}))
+			case commandIs("hgetall", jobKey("j1"))(args):
+				read = true
+			}
+			return false
+		}, false, -1)
+		require.NoError(t, te.ReconcileOnce(ctx))
+		require.True(t, raced)
+		te.hook.clear()
+
+		j := te.job(t, "j1")
+		require.Equal(t, StateSucceeded, j.State)
+		require.Equal(t, "s3://r/1", j.ResultPtr)
+		_, err := te.store.DLQEntry(ctx, "j1")
+		require.ErrorIs(t, err, ErrJobNotFound, "no TIMEOUT entry")
+	})
+}

@@ -51,6 +51,27 @@ func TestStoreRefusesRequeueOfTerminalJob(t *testing.T) {
 	})
 }
 
+// No result of any status moves a job out of a terminal state or sends it
+// out again: neither the handler's check nor, without it, the store's table
+// lets it through.
+func TestResultOnTerminalJobChangesNothing(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, env *testEnv) {
+		te := newTestEngine(t, env)
+		te.dispatch(t, "j1")
+		require.NoError(t, te.HandleJobResult(ctx, JobResult{JobID: "j1", Status: ResultSucceeded, ResultPtr: "s3://r/1"}))
+		before := te.job(t, "j1")
+		for _, status := range []string{ResultFailedRetryable, ResultFailed, ResultFailedFatal, ResultSucceeded, "LOST"} {
+			require.NoError(t, te.HandleJobResult(ctx, JobResult{JobID: "j1", Status: status, ResultPtr: "s3://r/late"}), status)
+			require.Equal(t, before, te.job(t, "j1"), status)
+		}
+		_, err := te.store.DLQEntry(ctx, "j1")
+		require.ErrorIs(t, err, ErrJobNotFound)
+		te.env.clock.Advance(2 * DefaultReplayAfter)
+		require.NoError(t, te.ReplayPendingOnce(ctx))
+		require.Equal(t, 1, te.bus.count("worker."), "dispatched once")
+	})
+}
+
 // Cordum regression: a FAILED result on a SUCCEEDED job is ignored.
 func TestTerminalRegressionBlocked(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, env *testEnv) {

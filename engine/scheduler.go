@@ -136,9 +136,10 @@ func (e *Engine) processJob(ctx context.Context, req JobRequest, lock *heldLock)
 	}
 	// The publish is the one step no store script can fence. A pause since the
 	// DISPATCHED write may have outlived the lock, and its next holder (the
-	// reconciler) may have moved the job on: renew it now, and publish only if
-	// it is still ours, with a whole TTL ahead.
-	if err := e.confirmLockBeforePublish(ctx, lock); err != nil {
+	// reconciler) may have moved the job on: make sure of both now, and
+	// publish only with the lock ours for a whole TTL ahead.
+	ctx, err = e.confirmLockBeforePublish(ctx, job.ID, dispatchID, lock)
+	if err != nil {
 		return e.retry(PhasePublish, e.cfg.StoreRetryDelay, err)
 	}
 	msg := Message{ID: msgID, Data: packet}
@@ -206,24 +207,57 @@ func (e *Engine) confirmDispatched(ctx context.Context, jobID, dispatchID string
 	}
 }
 
-// confirmLockBeforePublish renews the job's lock for a full TTL. An error means
-// the lock is lost or its state unknown: the job stays DISPATCHED, unpublished,
-// for its new holder or the reconciler's dispatch timeout; publishing it could
-// dispatch a job that is no longer ours to dispatch.
-func (e *Engine) confirmLockBeforePublish(ctx context.Context, lock *heldLock) error {
-	if err := fenceErr(ctx); err != nil {
-		return err
+// confirmLockBeforePublish renews the job's lock for a full TTL. A lock that
+// merely expired (a pause, nobody else came) is taken again and the job read:
+// still DISPATCHED by this pass, nobody moved it, and the publish goes ahead.
+// An error means the lock is another's, the job moved on, or either is
+// unknown: the job stays DISPATCHED, unpublished, for its new holder or the
+// reconciler's dispatch timeout; publishing it could dispatch a job that is
+// no longer ours to dispatch.
+//
+// The section's context comes back: after a retake, a fresh one, since the
+// renewal timer may have seen the lock gone and fenced the section.
+func (e *Engine) confirmLockBeforePublish(ctx context.Context, jobID, dispatchID string, lock *heldLock) (context.Context, error) {
+	var held bool
+	var err error
+	if fenceErr(ctx) == nil {
+		held, err = e.locks.renew(ctx, lock, e.cfg.LockTTL)
 	}
-	held, err := e.locks.renew(ctx, lock, e.cfg.LockTTL)
+	// Fenced before the renewal or during it, or the renewal found the lock
+	// gone: the retake decides, on a context of its own, since the section's
+	// renewal timer may fence it at any moment for the loss the retake repairs.
+	switch cause := fenceErr(ctx); {
+	case cause != nil && !errors.Is(cause, ErrLockLost):
+		return ctx, cause
+	case cause != nil || err == nil && !held:
+		ctx = context.WithoutCancel(ctx)
+		held, err = e.retake(ctx, jobID, dispatchID, lock)
+	}
 	switch {
 	case err != nil:
 		e.metrics.publishWithheld.WithLabelValues("lock_unknown").Inc()
-		return err
+		return ctx, err
 	case !held:
 		e.metrics.publishWithheld.WithLabelValues("lock_lost").Inc()
-		return fmt.Errorf("%w: %s expired before the publish", ErrLockLost, lock.key)
+		return ctx, fmt.Errorf("%w: %s expired before the publish and the job moved on", ErrLockLost, lock.key)
 	}
-	return nil
+	return ctx, nil
+}
+
+// retake takes an expired job lock again under the same token and reports
+// whether the job is still as this pass left it: DISPATCHED with its
+// dispatch id. Whoever held the lock meanwhile either left the job alone or
+// moved it, and the record says which.
+func (e *Engine) retake(ctx context.Context, jobID, dispatchID string, lock *heldLock) (bool, error) {
+	ok, err := e.locks.rdb.SetNX(ctx, lock.key, lock.token, e.cfg.LockTTL).Result()
+	if err != nil || !ok {
+		return false, err
+	}
+	job, err := e.store.Get(ctx, jobID)
+	if err != nil {
+		return false, err
+	}
+	return job.State == StateDispatched && job.DispatchID == dispatchID, nil
 }
 
 // rollbackDispatch returns a job whose publish failed to SCHEDULED, conditional

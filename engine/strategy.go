@@ -114,18 +114,20 @@ func (r *WorkerRegistry) live(pools map[string]bool, now time.Time) []Heartbeat 
 	return out
 }
 
-// Overload thresholds of a worker.
+// Overload thresholds of a worker: at or above any of them it takes no new
+// job. A worker with no parallel limit (MaxParallel 0) is judged by CPU and
+// GPU alone.
 const (
-	overloadLoadRatio = 0.9
-	overloadCPU       = 90
-	overloadGPU       = 90
+	OverloadLoadRatio = 0.9
+	OverloadCPU       = 90
+	OverloadGPU       = 90
 )
 
 func overloaded(w Heartbeat) bool {
-	if w.MaxParallel > 0 && float64(w.Active)/float64(w.MaxParallel) >= overloadLoadRatio {
+	if w.MaxParallel > 0 && float64(w.Active)/float64(w.MaxParallel) >= OverloadLoadRatio {
 		return true
 	}
-	return w.CPU >= overloadCPU || w.GPU >= overloadGPU
+	return w.CPU >= OverloadCPU || w.GPU >= OverloadGPU
 }
 
 func loadScore(w Heartbeat) float64 { return float64(w.Active) + w.CPU/100 + w.GPU/100 }

@@ -36,6 +36,43 @@ func TestPauseBetweenDispatchWriteAndPublishPublishesNothing(t *testing.T) {
 	})
 }
 
+// A lock that merely expired during the pause (nobody else came) is taken
+// again, the job read back as this pass left it, and the publish goes ahead:
+// withholding it would cost a TIMEOUT for nothing. A lock another replica
+// holds is never taken from it.
+func TestExpiredLockNobodyTookIsRetakenForThePublish(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, env *testEnv) {
+		for _, other := range []bool{false, true} {
+			te := newTestEngine(t, env)
+			id := map[bool]string{false: "j-free", true: "j-taken"}[other]
+			staged := false
+			te.hook.add(func(args []any) bool {
+				if !isScript(args, renewLockScript) || staged || te.state(t, id) != StateDispatched {
+					return false
+				}
+				staged = true
+				te.env.clock.Advance(DefaultLockTTL + time.Second)
+				te.env.expireKey(t, jobLockKey(id))
+				if other {
+					require.NoError(t, te.env.rdb.Set(ctx, jobLockKey(id), "another-token", DefaultLockTTL).Err())
+				}
+				return false
+			}, false, -1)
+			_, retry := AsRetryAfter(te.HandleJobRequest(ctx, req(id)))
+			require.True(t, staged)
+			if other {
+				require.True(t, retry)
+				require.Equal(t, 0, te.bus.count("worker."), "the lock is another's")
+				require.Equal(t, StateDispatched, te.state(t, id))
+				continue
+			}
+			require.False(t, retry)
+			require.Equal(t, 1, te.bus.count("worker."), "nobody moved the job: it goes out")
+			require.Equal(t, StateRunning, te.state(t, id))
+		}
+	})
+}
+
 // A pause can also fall after the check, right at the publish: then the worker
 // is the fence. It runs a packet only while the job is not terminal and at the
 // packet's generation.

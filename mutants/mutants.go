@@ -33,6 +33,49 @@ type Mutant struct {
 	// checkers any of which counts as the kill, from any seed of the suite.
 	Scenario string
 	Catches  []string
+	// Absorbed is set when another safety layer of the engine refuses
+	// everything the defect lets through: no run can tell the mutant from
+	// the engine, and it is equivalent, not a survivor.
+	Absorbed *Absorbed
+}
+
+// Absorbed is the evidence that a mutant is equivalent: an engine unit test
+// that stages the defect's situation passes with the mutant, and fails once
+// Without also takes out the layer that absorbs it.
+type Absorbed struct {
+	Layer   string // the layer and why it absorbs the defect, in words
+	Test    string // the engine/ test that stages the defect's situation
+	Without []Edit // the edits that take the layer out
+}
+
+// storeTerminalGuard are the store's own refusals of a move out of a
+// terminal state or off the transition table (seed 004's second fix).
+var storeTerminalGuard = []Edit{
+	{File: "engine/store.go", From: "if terminal[cur] then return {'terminal', cur} end\n", To: ""},
+	{File: "engine/store.go", From: "if not (allowed[cur] and allowed[cur][to]) then return {'forbidden', cur} end\n", To: ""},
+}
+
+// lockFence is the store's refusal of a write fenced by a lock token that
+// no longer holds the job's lock, in the script and before it is sent.
+var lockFence = []Edit{
+	{File: "engine/store.go",
+		From: "if ARGV[6] ~= '' and redis.call('GET', KEYS[3]) ~= ARGV[6] then\n",
+		To:   "if false then\n"},
+	{File: "engine/store.go",
+		From: "\tif err := fenceErr(ctx); err != nil {\n\t\treturn TransitionResult{}, fmt.Errorf(\"transition job %s to %s: %w\", t.JobID, t.To, err)\n\t}\n",
+		To:   "\tctx = context.WithoutCancel(ctx)\n"},
+}
+
+// resultTerminalCheck is the result handler's own check that the job is
+// still in flight (seed 004's first fix), taken out.
+var resultTerminalCheck = []Edit{
+	{File: "engine/results.go",
+		From: "\t\tcase job.State.Terminal():\n\t\t\te.metrics.resultIgnored.WithLabelValues(\"terminal\").Inc()\n\t\t\treturn nil\n",
+		To:   ""},
+	{File: "engine/results.go",
+		From: "\t\tcase job.State != StateScheduled && job.State != StateDispatched && job.State != StateRunning:\n" +
+			"\t\t\te.metrics.resultIgnored.WithLabelValues(\"not_dispatched\").Inc()\n\t\t\treturn nil\n",
+		To: ""},
 }
 
 // All is the catalog.
@@ -80,19 +123,9 @@ var All = []Mutant{
 		Name:        "terminal-state-resurrection",
 		Origin:      "seed 004",
 		Description: "a result for a terminal job is applied: a retryable error after success requeues the job",
-		Edits: []Edit{
-			{File: "engine/results.go",
-				From: "\t\tcase job.State.Terminal():\n\t\t\te.metrics.resultIgnored.WithLabelValues(\"terminal\").Inc()\n\t\t\treturn nil\n",
-				To:   ""},
-			{File: "engine/results.go",
-				From: "\t\tcase job.State != StateScheduled && job.State != StateDispatched && job.State != StateRunning:\n" +
-					"\t\t\te.metrics.resultIgnored.WithLabelValues(\"not_dispatched\").Inc()\n\t\t\treturn nil\n",
-				To: ""},
-			{File: "engine/store.go", From: "if terminal[cur] then return {'terminal', cur} end\n", To: ""},
-			{File: "engine/store.go", From: "if not (allowed[cur] and allowed[cur][to]) then return {'forbidden', cur} end\n", To: ""},
-		},
-		Scenario: "terminal-resurrection",
-		Catches:  []string{"no_resurrection"},
+		Edits:       append(append([]Edit(nil), resultTerminalCheck...), storeTerminalGuard...),
+		Scenario:    "terminal-resurrection",
+		Catches:     []string{"no_resurrection"},
 	},
 	{
 		Name:        "429-leaves-key-reserved",
@@ -165,7 +198,7 @@ var All = []Mutant{
 				From: "if not (allowed[cur] and allowed[cur][to]) then return {'forbidden', cur} end\n",
 				To:   "if not blind and not (allowed[cur] and allowed[cur][to]) then return {'forbidden', cur} end\n"},
 		},
-		Scenario: "dispatch-rollback",
+		Scenario: "pause-mid-dispatch",
 		Catches:  []string{"no_resurrection", "transition_graph", "job_lifecycle", "exactly_once_publish", "exactly_once_execution"},
 	},
 	{
@@ -182,15 +215,17 @@ var All = []Mutant{
 		Name:        "requeue-completed-task",
 		Origin:      "seed 004 (first fix removed)",
 		Description: "the result handler applies a retryable failure without checking the job is still in flight; only the store's table guards it",
-		Edits: []Edit{{File: "engine/results.go",
-			From: "\t\tcase job.State.Terminal():\n\t\t\te.metrics.resultIgnored.WithLabelValues(\"terminal\").Inc()\n\t\t\treturn nil\n",
-			To:   ""},
-			{File: "engine/results.go",
-				From: "\t\tcase job.State != StateScheduled && job.State != StateDispatched && job.State != StateRunning:\n" +
-					"\t\t\te.metrics.resultIgnored.WithLabelValues(\"not_dispatched\").Inc()\n\t\t\treturn nil\n",
-				To: ""}},
-		Scenario: "terminal-resurrection",
-		Catches:  []string{"no_resurrection", "transition_graph", "metrics", "job_terminal"},
+		Edits:       resultTerminalCheck,
+		Scenario:    "terminal-resurrection",
+		Catches:     []string{"no_resurrection", "transition_graph", "metrics", "job_terminal"},
+		Absorbed: &Absorbed{
+			Layer: "the store's transition table refuses every move out of a terminal state, whatever the caller " +
+				"checked; the only other states the handler skips (PENDING, RETRYING) never meet a result of the " +
+				"job's current generation. What is left is the engine's ignored-result counter, which no fact of a " +
+				"run can hold to account (a late result may still be in flight when the run ends)",
+			Test:    "TestResultOnTerminalJobChangesNothing",
+			Without: storeTerminalGuard,
+		},
 	},
 	{
 		Name:        "lock-release-without-token",
@@ -199,22 +234,15 @@ var All = []Mutant{
 		Edits: []Edit{{File: "engine/lock.go",
 			From: "\treleaseLockScript = redis.NewScript(`\nif redis.call('GET', KEYS[1]) == ARGV[1] then\n",
 			To:   "\treleaseLockScript = redis.NewScript(`\nif redis.call('GET', KEYS[1]) then\n"}},
-		Scenario: "lock-expiry",
-		Catches:  []string{"exactly_once_publish", "exactly_once_execution", "transition_graph", "no_resurrection"},
+		Scenario: "pause-mid-dispatch",
+		Catches:  []string{"lock_exclusive", "exactly_once_publish", "exactly_once_execution", "transition_graph", "no_resurrection"},
 	},
 	{
 		Name:        "no-lock-fencing",
 		Origin:      "DEF-3",
 		Description: "store writes no longer check the writer still holds the job lock: a handler paused past the TTL writes after takeover",
-		Edits: []Edit{
-			{File: "engine/store.go",
-				From: "if ARGV[6] ~= '' and redis.call('GET', KEYS[3]) ~= ARGV[6] then\n",
-				To:   "if false then\n"},
-			{File: "engine/store.go",
-				From: "\tif err := fenceErr(ctx); err != nil {\n\t\treturn TransitionResult{}, fmt.Errorf(\"transition job %s to %s: %w\", t.JobID, t.To, err)\n\t}\n",
-				To:   "\tctx = context.WithoutCancel(ctx)\n"},
-		},
-		Scenario: "lock-expiry",
+		Edits:       lockFence,
+		Scenario:    "lock-expiry",
 		Catches: []string{"fenced_write", "lock_exclusive", "exactly_once_publish", "exactly_once_execution",
 			"transition_graph", "no_resurrection", "attempts"},
 	},
@@ -245,6 +273,14 @@ var All = []Mutant{
 		},
 		Scenario: "reconciler-vs-late-result",
 		Catches:  []string{"no_resurrection", "transition_graph", "job_lifecycle", "dlq_entry"},
+		Absorbed: &Absorbed{
+			Layer: "the reconciler holds the job's lock from its read to its TIMEOUT write, which is fenced by that " +
+				"lock's token: a write that lands proves no other handler took the lock in between, so the job is " +
+				"still the state and version the reconciler read (the engine has no unlocked writer of an existing " +
+				"job), and a write after the lock ran out is refused whatever it would overwrite",
+			Test:    "TestReconcilerWriteLandsOnlyUnderItsLock",
+			Without: lockFence,
+		},
 	},
 	{
 		Name:        "publish-when-dispatched-write-failed",

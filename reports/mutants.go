@@ -113,11 +113,12 @@ func (s *MutantsSummary) Tally() {
 	}
 }
 
-// Survivors are the catalog mutants that were not killed.
+// Survivors are the catalog mutants that were not killed, but for those
+// shown equivalent.
 func (s *MutantsSummary) Survivors() []string {
 	var out []string
 	for _, m := range s.Mutants {
-		if m.Kind == "catalog" && m.Status != MutantKilled {
+		if m.Kind == "catalog" && m.Status != MutantKilled && m.Status != MutantEquivalent {
 			out = append(out, m.Name)
 		}
 	}

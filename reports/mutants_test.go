@@ -28,10 +28,11 @@ func TestMutantKillFiguresAndScore(t *testing.T) {
 	require.Equal(t, MutantSurvived, survived.Status)
 
 	s := &MutantsSummary{Suite: "release", Mutants: []MutantResult{killed, survived,
-		{Name: "c", Kind: "tool", Status: MutantNotReached}, {Name: "d", Kind: "tool", Status: MutantEquivalent}}}
+		{Name: "c", Kind: "tool", Status: MutantNotReached}, {Name: "d", Kind: "tool", Status: MutantEquivalent},
+		{Name: "e", Kind: "catalog", Status: MutantEquivalent}}}
 	s.Tally()
 	require.InDelta(t, 0.5, s.Score, 1e-9)
-	require.Equal(t, []string{"b"}, s.Survivors())
+	require.Equal(t, []string{"b"}, s.Survivors(), "an equivalent catalog mutant is no survivor")
 
 	var page bytes.Buffer
 	require.NoError(t, WriteMutantsHTML(&page, s))

@@ -35,6 +35,8 @@ func All() []Scenario {
 			World:   World{NoBrokerDedup: true, NoWorkerDedup: true},
 			Seeds:   SeedRange{First: 1000, Count: 12},
 		},
+		recoverable,
+		longJobs,
 		{
 			Name:        "fail-closed-read",
 			Source:      "seed 001",
@@ -79,6 +81,7 @@ func All() []Scenario {
 			},
 			Seeds: SeedRange{First: 3200, Count: 4},
 		},
+		placement,
 		{
 			Name:   "idempotency-reservation",
 			Source: "seed 002",
@@ -107,6 +110,7 @@ func All() []Scenario {
 			Options: often(0.2, faults.WorkerRetryableAfterSuccess),
 			Seeds:   SeedRange{First: 4000, Count: 10},
 		},
+		workerOutcomes,
 		{
 			Name:        "lock-expiry",
 			Source:      "DEF-3",
@@ -116,6 +120,7 @@ func All() []Scenario {
 			Options: often(0.01, faults.ReplicaPauseBeyondLockTTL, faults.ReplicaCrash, faults.ReplicaCrashAfterApply),
 			Seeds:   SeedRange{First: 5000, Count: 10},
 		},
+		pauseMidDispatch,
 		{
 			Name:        "ambiguous-publish-dedup",
 			Source:      "seed 000",
@@ -146,6 +151,7 @@ func All() []Scenario {
 			Spec:  checker.Spec{DispatchTimeout: 20 * time.Second, ReconcileInterval: 5 * time.Second},
 			Seeds: SeedRange{First: 7000, Count: 10},
 		},
+		topicTimeouts,
 		{
 			Name:        "store-outage",
 			Source:      "DESIGN §4",

@@ -220,15 +220,35 @@ func (s Scenario) run(seed uint64, inj *faults.Injector, keepTrace bool) *Outcom
 	start := time.Now() // determinism-ok: wall time is a reported figure only
 	cfg := s.Config(seed, inj)
 	cfg.KeepTrace = keepTrace
+	beats := recordHeartbeats(cfg.System)
+	if beats != nil {
+		cfg.System = beats
+	}
 	w := sim.NewWorld(cfg)
 	res := w.Run()
 	wall := time.Since(start) // determinism-ok: figure
+	var seen []checker.HeartbeatFact
+	if beats != nil {
+		seen = beats.seen
+	}
 	bus := w.Config().Bus
 	_, spec := s.world(seed)
 	r := checker.Check(checker.Input{History: res.History, Final: res.Final, DLQ: res.DLQ, Admission: res.Admission, Metrics: w.Metrics(),
-		Spec: spec, System: w.Spec(), RunErr: res.Err, Bus: &bus})
+		Spec: spec, System: w.Spec(), RunErr: res.Err, Bus: &bus, Workers: workerFacts(w.Config().WorkerSpecs, s.system().Worker()),
+		Heartbeats: seen})
 	return &Outcome{System: s.system().Name(), Scenario: s.Name, Seed: seed, Checksum: res.Checksum, Steps: res.Steps, Result: r, Run: res,
 		World: w, Plan: inj.Plan(), Fired: inj.Fired(), Branches: branches(w, res), Wall: wall, Check: r.Figures.CheckDuration}
+}
+
+// workerFacts are the world's workers for the placement check. A worker's
+// CPU and GPU are the baseline its heartbeats report at least (sim.WorkerSpec).
+func workerFacts(specs []sim.WorkerSpec, proto sut.WorkerProtocol) []checker.WorkerFact {
+	out := make([]checker.WorkerFact, len(specs))
+	for i, s := range specs {
+		out[i] = checker.WorkerFact{ID: s.ID, Pool: s.Pool, MaxParallel: s.MaxParallel, CPUFloor: s.CPU, GPUFloor: s.GPU,
+			Subject: proto.Subject(s.ID)}
+	}
+	return out
 }
 
 // Violated reports whether the seed broke a property the system promises;

@@ -11,10 +11,13 @@ import (
 // Options are the settings a world runs a system with, as data so a run can
 // print and compare them. Zero values mean the system's defaults.
 type Options struct {
-	DispatchTimeout      time.Duration
-	RunningTimeout       time.Duration
-	ReconcileInterval    time.Duration
-	MaxSchedulingRetries int
+	DispatchTimeout time.Duration
+	// DispatchTimeoutByTopic overrides DispatchTimeout for a topic; an entry
+	// of zero or less means the global one.
+	DispatchTimeoutByTopic map[string]time.Duration
+	RunningTimeout         time.Duration
+	ReconcileInterval      time.Duration
+	MaxSchedulingRetries   int
 	// DedupWindow is how long after a dispatch's first publish the engine
 	// may re-publish it under the same message id; it must stay below the
 	// broker's window. LockTTL is the job lock's expiry.
@@ -94,7 +97,16 @@ func (o Options) String() string {
 		pools = append(pools, p+"["+strings.Join(req, ",")+"]")
 	}
 	sort.Strings(pools)
-	return fmt.Sprintf("dispatch_timeout=%s running_timeout=%s reconcile_interval=%s max_scheduling_retries=%s "+
+	out := fmt.Sprintf("dispatch_timeout=%s running_timeout=%s reconcile_interval=%s max_scheduling_retries=%s "+
 		"dedup_window=%s lock_ttl=%s run_limit=%s topics=%s pools=%s", dur(o.DispatchTimeout), dur(o.RunningTimeout), dur(o.ReconcileInterval),
 		num(o.MaxSchedulingRetries), dur(o.DedupWindow), dur(o.LockTTL), num(o.RunLimit), strings.Join(topics, " "), strings.Join(pools, " "))
+	if len(o.DispatchTimeoutByTopic) > 0 {
+		var byTopic []string
+		for t, d := range o.DispatchTimeoutByTopic {
+			byTopic = append(byTopic, t+":"+d.String())
+		}
+		sort.Strings(byTopic)
+		out += " dispatch_timeout_by_topic=" + strings.Join(byTopic, ",")
+	}
+	return out
 }

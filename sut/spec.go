@@ -22,8 +22,10 @@ type Spec struct {
 	// Succeeded, Cancelled, Failed and TimedOut name those outcomes.
 	Succeeded, Cancelled, Failed, TimedOut string
 	// DispatchTimeout and ReconcileInterval bound how long a job may stay
-	// Dispatched.
+	// Dispatched; DispatchTimeoutByTopic replaces DispatchTimeout for the
+	// topics it names.
 	DispatchTimeout, ReconcileInterval time.Duration
+	DispatchTimeoutByTopic             map[string]time.Duration
 	// RunningTimeout bounds how long a job may stay Running; with
 	// DispatchTimeout it is the lower bound of a timeout in true time.
 	RunningTimeout time.Duration
@@ -42,6 +44,29 @@ type Spec struct {
 	// RetryCapReason is the DLQ reason code of a job that hit the retry cap;
 	// it must never hide a recorded cause ("" when the system has none).
 	RetryCapReason string
+	// ReasonWorkerFailed is the reason code a job records when it failed
+	// because its worker reported a failure ("" when the system has none).
+	ReasonWorkerFailed string
+	// ReasonDispatchTimeout and ReasonRunningTimeout are the DLQ reason codes
+	// of a job timed out from Dispatched and from Running ("": none).
+	ReasonDispatchTimeout, ReasonRunningTimeout string
+	// DLQSubject is the bus subject a stored dead-letter entry is announced
+	// on, by the handler that stored it ("" when the system announces none).
+	DLQSubject string
+	// Requires is true when the system sends a job only to pools offering
+	// every capability it requires (false: it ignores requirements).
+	Requires bool
+	// Overload says when the system deems a worker too loaded to take a job
+	// (zero: it places jobs without load rules).
+	Overload Overload
+	// LeastLoaded says the system sends a job to the live, not overloaded
+	// worker of its eligible pools with the lowest load score, running jobs
+	// plus CPU and GPU percent over 100, ties to the lowest worker id; a
+	// worker is live for WorkerTTL after its last heartbeat, and each dispatch
+	// a replica makes counts as one more running job in that replica's view
+	// until the worker's next heartbeat.
+	LeastLoaded bool
+	WorkerTTL   time.Duration
 	// RunAdmission is true when the gateway admits workflow runs (Admission).
 	RunAdmission bool
 	// JobLock is true when the system serialises work on a job by a lock.
@@ -56,6 +81,13 @@ type Spec struct {
 	// Metrics names the counters the accounting checks compare with ground
 	// truth ("" when the system has none).
 	Metrics Metrics
+}
+
+// Overload are the load levels at or above which a worker takes no new job,
+// as its heartbeats report them: running jobs over its parallel limit, and
+// CPU and GPU use in percent. Zero: no such rule.
+type Overload struct {
+	LoadRatio, CPU, GPU float64
 }
 
 // Metrics are counter names.

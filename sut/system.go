@@ -78,6 +78,12 @@ type WorkerProtocol interface {
 	Heartbeat(hb Heartbeat) (subject string, m Message)
 }
 
+// HeartbeatReader is optional for a WorkerProtocol: it reads a heartbeat
+// message back, so the harness can record the load a replica was told.
+type HeartbeatReader interface {
+	ReadHeartbeat(data []byte) (Heartbeat, error)
+}
+
 // Dispatch is one message telling a worker to run a job.
 type Dispatch struct {
 	JobID string

@@ -173,7 +173,8 @@ func exploreCmd(cmd *cobra.Command, f exploreFlags) error {
 	found := &Findings{Tool: "simrun " + version, Provenance: sum.Provenance, Date: day.Format(time.DateOnly), From: first,
 		Shard: sh.String(), SeedsRun: len(sum.Seeds)}
 	if !intr.interrupted() {
-		found.Findings = bucketFailures(stdout, rs.results(), f, known)
+		found.Findings = bucketFailures(stdout, rs.results(), known,
+			func(r reports.SeedResult) Finding { return shrinkRepresentative(r, f) })
 	}
 	for _, r := range sum.Seeds {
 		if !passed(r) {
@@ -215,7 +216,8 @@ func orAll(s string) string {
 // the first seed of each group, and keys the bucket by the shrunk plan's fault
 // kinds too. A bucket whose representative is a pinned regression seed, or
 // whose signature an earlier findings file has, is not new.
-func bucketFailures(w io.Writer, results []reports.SeedResult, f exploreFlags, known map[string]string) []Finding {
+func bucketFailures(w io.Writer, results []reports.SeedResult, known map[string]string,
+	shrink func(reports.SeedResult) Finding) []Finding {
 	pinned := map[string]string{}
 	for _, c := range scenarios.Regression().Cases {
 		for _, s := range c.Seeds {
@@ -245,7 +247,7 @@ func bucketFailures(w io.Writer, results []reports.SeedResult, f exploreFlags, k
 	var out []Finding
 	for _, key := range order {
 		g := groups[key]
-		fd := shrinkRepresentative(g.first, f)
+		fd := shrink(g.first)
 		fd.Seeds = g.seeds
 		if i, ok := byKey[fd.Signature]; ok {
 			out[i].Seeds = append(out[i].Seeds, g.seeds...)
@@ -282,17 +284,26 @@ func shrinkRepresentative(r reports.SeedResult, f exploreFlags) Finding {
 		minimal, complete = ddmin(o.Plan, fails, func() bool { return time.Now().After(deadline) }) // determinism-ok: budget
 	}
 	fd.Complete = complete
-	kinds := map[string]bool{}
 	for _, e := range minimal.Entries {
 		fd.Plan = append(fd.Plan, e.String())
-		kinds[e.Kind] = true
 	}
-	for k := range kinds {
-		fd.Kinds = append(fd.Kinds, k)
-	}
-	sort.Strings(fd.Kinds)
-	fd.Signature = fmt.Sprintf("%s / %s / [%s]", fd.Scenario, target, strings.Join(fd.Kinds, " "))
+	fd.Kinds, fd.Signature = signature(fd.Scenario, target, minimal)
 	return fd
+}
+
+// signature keys a bucket: the scenario, the checker, and the distinct fault
+// kinds of the shrunk plan, sorted (how often each fired, and where, is not
+// part of it).
+func signature(scenario, checker string, minimal faults.Plan) (kinds []string, sig string) {
+	seen := map[string]bool{}
+	for _, e := range minimal.Entries {
+		if !seen[e.Kind] {
+			seen[e.Kind] = true
+			kinds = append(kinds, e.Kind)
+		}
+	}
+	sort.Strings(kinds)
+	return kinds, fmt.Sprintf("%s / %s / [%s]", scenario, checker, strings.Join(kinds, " "))
 }
 
 // readKnownFindings reads an earlier findings.json: signature -> where it

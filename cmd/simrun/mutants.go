@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 	"sync"
@@ -42,6 +43,7 @@ type mutantsFlags struct {
 	gremlins   string
 	equivalent string
 	toolBudget time.Duration
+	toolOnly   string
 	catalog    bool
 	out        string
 	json       bool
@@ -75,6 +77,8 @@ func newMutantsCmd() *cobra.Command {
 	fl.StringVar(&f.equivalent, "equivalent", "mutants/equivalent.txt", "triage file: tool mutants known to be equivalent (under --root)")
 	fl.DurationVar(&f.toolBudget, "tool-budget", 0, "stop starting tool mutants after this long (0: no limit); "+
 		"they run in a fixed order spread over the files, so a budget runs a sample, and the rest are not run")
+	fl.StringVar(&f.toolOnly, "tool-only", "", "run only the tool mutants whose site (engine/file.go:line:column TYPE) "+
+		"matches this regular expression; the others are left out of the run and its counts")
 	fl.StringVar(&f.out, "out", "simrun-mutants", "directory for mutants.json and mutants.html")
 	fl.BoolVar(&f.json, "json", false, "print mutants.json to stdout instead of the table")
 	return cmd
@@ -210,11 +214,21 @@ func collectMutants(f mutantsFlags) ([]*mutantJob, error) {
 		}
 	}
 	for _, m := range catalog {
-		jobs = append(jobs, &mutantJob{mutant: m, result: reports.MutantResult{Name: m.Name, Kind: "catalog",
-			Origin: m.Origin, Description: m.Description, Expected: m.Catches}})
+		j := &mutantJob{mutant: m, result: reports.MutantResult{Name: m.Name, Kind: "catalog",
+			Origin: m.Origin, Description: m.Description, Expected: m.Catches}}
+		if m.Absorbed != nil {
+			// Its evidence is an engine test (mutants' TestAbsorbedMutantsAreEquivalent), not a run.
+			j.skip, j.result.Status = true, reports.MutantEquivalent
+			j.result.Reason = "absorbed: " + m.Absorbed.Layer
+		}
+		jobs = append(jobs, j)
 	}
 	if f.gremlins == "" {
 		return jobs, nil
+	}
+	only, err := regexp.Compile(f.toolOnly)
+	if err != nil {
+		return nil, fmt.Errorf("--tool-only: %v", err)
 	}
 	gs, err := mutants.ReadGremlins(f.gremlins, f.root)
 	if err != nil {
@@ -230,6 +244,9 @@ func collectMutants(f mutantsFlags) ([]*mutantJob, error) {
 	// sample of the whole engine, not its first file.
 	sort.SliceStable(gs, func(a, b int) bool { return siteOrder(gs[a].Site) < siteOrder(gs[b].Site) })
 	for _, g := range gs {
+		if !only.MatchString(g.Site) {
+			continue
+		}
 		j := &mutantJob{mutant: g.Mutant, result: reports.MutantResult{Name: g.Name, Kind: mutants.Gremlins,
 			Origin: g.Origin, Description: g.Description}}
 		switch reason, ok := equivalent[g.Site]; {

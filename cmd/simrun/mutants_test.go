@@ -34,3 +34,13 @@ func TestMutantsAndExploreRejectBadInput(t *testing.T) {
 		require.Equal(t, 1, strings.Count(stderr.String(), "\n"), "%v: one line: %q", args, stderr.String())
 	}
 }
+
+// --tool-only is a regular expression over the sites, checked before the
+// gremlins file is read.
+func TestMutantsToolOnlyMustCompile(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	code := run([]string{"mutants", "--root", "../..", "--gremlins", "/no/such/file.json", "--tool-only", "engine/(strategy"},
+		strings.NewReader(""), &stdout, &stderr)
+	require.Equal(t, exitUsage, code)
+	require.Contains(t, stderr.String(), "--tool-only: error parsing regexp")
+}

@@ -109,6 +109,10 @@ func (a *Actor) Name() string { return a.name }
 // Group returns the actor's group.
 func (a *Actor) Group() *Group { return a.grp }
 
+// Kernel is the kernel the actor runs on: an observer running on the actor
+// reads the true step and time from it.
+func (a *Actor) Kernel() *Kernel { return a.k }
+
 type actorKey struct{}
 
 // ActorOf returns the actor a context belongs to, or nil.

@@ -1,6 +1,8 @@
 package cordum
 
 import (
+	"time"
+
 	"github.com/dispatchsim/dispatchsim/engine"
 	"github.com/dispatchsim/dispatchsim/sut"
 )
@@ -14,13 +16,21 @@ func (System) Spec(o sut.Options) sut.Spec {
 		Scheduled:   string(engine.StateScheduled), Dispatched: string(engine.StateDispatched),
 		Retrying: string(engine.StateRetrying), Running: string(engine.StateRunning), Succeeded: string(engine.StateSucceeded),
 		Cancelled: string(engine.StateCancelled), Failed: string(engine.StateFailed),
-		TimedOut:             string(engine.StateTimeout),
-		DispatchTimeout:      engine.DefaultDispatchTimeout,
-		ReconcileInterval:    engine.DefaultReconcileInterval,
-		RetryCapReason:       string(engine.ReasonMaxSchedulingRetries),
-		RunningTimeout:       engine.DefaultRunningTimeout,
-		MaxSchedulingRetries: engine.DefaultMaxSchedulingRetries,
-		PickGrace:            engine.DefaultNoPoolMappingGrace,
+		TimedOut:              string(engine.StateTimeout),
+		DispatchTimeout:       engine.DefaultDispatchTimeout,
+		ReconcileInterval:     engine.DefaultReconcileInterval,
+		RetryCapReason:        string(engine.ReasonMaxSchedulingRetries),
+		ReasonWorkerFailed:    string(engine.ReasonJobFailed),
+		ReasonDispatchTimeout: string(engine.ReasonDispatchTimeout),
+		ReasonRunningTimeout:  string(engine.ReasonRunningTimeout),
+		DLQSubject:            engine.SubjectDLQ,
+		Overload:              sut.Overload{LoadRatio: engine.OverloadLoadRatio, CPU: engine.OverloadCPU, GPU: engine.OverloadGPU},
+		LeastLoaded:           true,
+		Requires:              true,
+		WorkerTTL:             engine.DefaultWorkerTTL,
+		RunningTimeout:        engine.DefaultRunningTimeout,
+		MaxSchedulingRetries:  engine.DefaultMaxSchedulingRetries,
+		PickGrace:             engine.DefaultNoPoolMappingGrace,
 		GraceReasons: []string{string(engine.ReasonNoPoolMappingTopic), string(engine.ReasonNoPoolMappingPreferred),
 			string(engine.ReasonNoPoolMappingRequires)},
 		ReasonTopicMissing:        string(engine.ReasonNoPoolMappingTopic),
@@ -50,6 +60,14 @@ func (System) Spec(o sut.Options) sut.Spec {
 	if o.DispatchTimeout != 0 {
 		s.DispatchTimeout = o.DispatchTimeout
 	}
+	for topic, d := range o.DispatchTimeoutByTopic {
+		if d > 0 { // the engine reads an override of zero or less as none
+			if s.DispatchTimeoutByTopic == nil {
+				s.DispatchTimeoutByTopic = map[string]time.Duration{}
+			}
+			s.DispatchTimeoutByTopic[topic] = d
+		}
+	}
 	if o.RunningTimeout != 0 {
 		s.RunningTimeout = o.RunningTimeout
 	}
@@ -59,19 +77,47 @@ func (System) Spec(o sut.Options) sut.Spec {
 	if o.ReconcileInterval != 0 {
 		s.ReconcileInterval = o.ReconcileInterval
 	}
-	from := append([]engine.JobState{""}, engine.AllStates...)
-	for _, f := range from {
-		if f != "" {
-			s.States = append(s.States, string(f))
-		}
-		if f.Terminal() {
+	for _, f := range engine.AllStates {
+		s.States = append(s.States, string(f))
+		if promisedTerminal[f] {
 			s.Terminal = append(s.Terminal, string(f))
 		}
+	}
+	for _, f := range append([]engine.JobState{""}, engine.AllStates...) {
 		for _, t := range engine.AllStates {
-			if engine.TransitionAllowed(f, t) {
+			if promised(f, t) {
 				s.Transitions[string(f)] = append(s.Transitions[string(f)], string(t))
 			}
 		}
 	}
 	return s
+}
+
+// The state graph the engine promises (Cordum's store-level table, see
+// cordum-facts), written out here rather than read from engine/: a promise
+// read from the code it judges moves with that code, so a defect in the
+// engine's table would weaken the checker with it. TestSpecIsTheEnginesTable
+// keeps the two equal.
+var (
+	promisedTerminal = map[engine.JobState]bool{engine.StateSucceeded: true, engine.StateFailed: true,
+		engine.StateCancelled: true, engine.StateTimeout: true, engine.StateDenied: true}
+	promisedTransitions = map[engine.JobState][]engine.JobState{
+		"":                    {engine.StatePending, engine.StateCancelled, engine.StateFailed},
+		engine.StatePending:   {engine.StateScheduled, engine.StateFailed, engine.StateCancelled, engine.StateDenied},
+		engine.StateScheduled: {engine.StateScheduled, engine.StateDispatched, engine.StateSucceeded, engine.StateFailed, engine.StateRetrying, engine.StateCancelled, engine.StateDenied},
+		engine.StateDispatched: {engine.StateRunning, engine.StateScheduled, engine.StateSucceeded, engine.StateFailed,
+			engine.StateRetrying, engine.StateCancelled, engine.StateTimeout},
+		engine.StateRunning: {engine.StateRunning, engine.StateSucceeded, engine.StateFailed, engine.StateRetrying,
+			engine.StateCancelled, engine.StateTimeout},
+		engine.StateRetrying: {engine.StateScheduled, engine.StateFailed, engine.StateCancelled},
+	}
+)
+
+func promised(from, to engine.JobState) bool {
+	for _, t := range promisedTransitions[from] {
+		if t == to {
+			return true
+		}
+	}
+	return false
 }

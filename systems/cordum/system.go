@@ -28,18 +28,19 @@ func (System) Worker() sut.WorkerProtocol { return workerProtocol{} }
 // config builds an engine configuration from the ports and options.
 func config(p sut.Ports, o sut.Options) engine.Config {
 	return engine.Config{
-		Redis:                p.Redis,
-		Bus:                  bus{p.Bus},
-		Clock:                clock{p.Clock},
-		Random:               p.Random,
-		Registerer:           p.Registerer,
-		Routing:              Routing(o.Routing),
-		DispatchTimeout:      o.DispatchTimeout,
-		RunningTimeout:       o.RunningTimeout,
-		ReconcileInterval:    o.ReconcileInterval,
-		MaxSchedulingRetries: o.MaxSchedulingRetries,
-		DedupWindow:          o.DedupWindow,
-		LockTTL:              o.LockTTL,
+		Redis:                  p.Redis,
+		Bus:                    bus{p.Bus},
+		Clock:                  clock{p.Clock},
+		Random:                 p.Random,
+		Registerer:             p.Registerer,
+		Routing:                Routing(o.Routing),
+		DispatchTimeout:        o.DispatchTimeout,
+		DispatchTimeoutByTopic: o.DispatchTimeoutByTopic,
+		RunningTimeout:         o.RunningTimeout,
+		ReconcileInterval:      o.ReconcileInterval,
+		MaxSchedulingRetries:   o.MaxSchedulingRetries,
+		DedupWindow:            o.DedupWindow,
+		LockTTL:                o.LockTTL,
 	}
 }
 

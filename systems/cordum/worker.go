@@ -57,3 +57,13 @@ func (workerProtocol) Heartbeat(hb sut.Heartbeat) (string, sut.Message) {
 		MaxParallel: hb.Parallel, CPU: hb.CPU, GPU: hb.GPU})
 	return engine.SubjectHeartbeat, sut.Message{Data: b}
 }
+
+// ReadHeartbeat reads a heartbeat message back (sut.HeartbeatReader).
+func (workerProtocol) ReadHeartbeat(data []byte) (sut.Heartbeat, error) {
+	var hb engine.Heartbeat
+	if err := json.Unmarshal(data, &hb); err != nil {
+		return sut.Heartbeat{}, err
+	}
+	return sut.Heartbeat{WorkerID: hb.WorkerID, Pool: hb.Pool, Active: hb.Active, Parallel: hb.MaxParallel,
+		CPU: hb.CPU, GPU: hb.GPU}, nil
+}

@@ -1,0 +1,308 @@
+package checker
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/dispatchsim/dispatchsim/history"
+	"github.com/dispatchsim/dispatchsim/sut"
+)
+
+// checkPlacement: every job ran on a worker the system could have picked
+// for it: one of a pool its topic maps to that offers what it requires, in
+// a routing in force between its first scheduling and the run, and not a
+// worker whose every heartbeat reports it overloaded.
+func checkPlacement(c *run) {
+	if len(c.in.Workers) == 0 {
+		return
+	}
+	workers := map[string]WorkerFact{}
+	for _, w := range c.in.Workers {
+		workers[w.ID] = w
+	}
+	seen := map[string]bool{}
+	for _, e := range c.in.History.Executions {
+		w, known := workers[e.Worker]
+		if !known || seen[e.JobID+"/"+e.DispatchID] {
+			continue
+		}
+		seen[e.JobID+"/"+e.DispatchID] = true
+		if why := c.misplaced(e, w); why != "" {
+			c.violate(LayerInvariants, "placement", e.JobID, e.Step, e.Time, "job %s ran on %s (pool %s): %s",
+				e.JobID, w.ID, w.Pool, why)
+		}
+	}
+}
+
+// misplaced says why the system could not have picked w for e's job, or "".
+func (c *run) misplaced(e history.Execution, w WorkerFact) string {
+	o := c.in.System.Overload
+	switch {
+	case o.CPU > 0 && w.CPUFloor >= o.CPU:
+		return fmt.Sprintf("every heartbeat of the worker reports CPU %.0f or more, overloaded at %.0f", w.CPUFloor, o.CPU)
+	case o.GPU > 0 && w.GPUFloor >= o.GPU:
+		return fmt.Sprintf("every heartbeat of the worker reports GPU %.0f or more, overloaded at %.0f", w.GPUFloor, o.GPU)
+	}
+	job, ok := c.submitted(e.JobID)
+	first, scheduled := c.firstEntered(e.JobID, c.in.System.Scheduled)
+	if !ok || !scheduled {
+		return ""
+	}
+	routings := c.routingsDuring(first.Time, e.Time)
+	if len(routings) == 0 {
+		return ""
+	}
+	var seen []string
+	requires := job.Requires
+	if !c.in.System.Requires {
+		requires = nil
+	}
+	for _, r := range routings {
+		_, pools := r.Routing.Eligible(job.Topic, requires)
+		if contains(pools, w.Pool) {
+			return ""
+		}
+		seen = append(seen, fmt.Sprintf("from %s: pools %s", r.Time, strings.Join(pools, ",")))
+	}
+	return fmt.Sprintf("topic %q requires %v; eligible %s", job.Topic, requires, strings.Join(seen, "; "))
+}
+
+// routingsDuring lists the routings in force at some time in [from, to].
+func (c *run) routingsDuring(from, to time.Duration) []history.RoutingChange {
+	var out []history.RoutingChange
+	for i, r := range c.in.History.Routing {
+		next := i+1 < len(c.in.History.Routing)
+		if r.Time > to || next && c.in.History.Routing[i+1].Time <= from {
+			continue
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// checkLeastLoaded: every dispatch went to the worker the system's
+// least-loaded rule picks from what its replica knew when it picked: the
+// heartbeats that replica handled since it last started, and the dispatches
+// it made since each worker's last heartbeat. The pick falls between the
+// handler's move into the scheduled state and its DISPATCHED write; any
+// view in that window justifies the choice.
+func checkLeastLoaded(c *run) {
+	sys := c.in.System
+	if !sys.LeastLoaded || len(c.in.Heartbeats) == 0 {
+		return
+	}
+	bySubject := map[string]string{}
+	for _, w := range c.in.Workers {
+		bySubject[w.Subject] = w.ID
+	}
+	for _, p := range c.in.History.Publishes {
+		chosen, known := bySubject[p.Subject]
+		if !p.Dispatch || !known {
+			continue
+		}
+		from, to, ok := c.pickWindow(p)
+		job, submitted := c.submitted(p.JobID)
+		if !ok || !submitted {
+			continue
+		}
+		views := c.replicaViews(group(p.Actor), from.Step, to.Step)
+		picks := map[string]bool{}
+		var seen []string
+		for _, v := range views {
+			for _, t := range []time.Duration{from.Time, to.Time} {
+				_, pools := c.in.History.RoutingAt(t).Eligible(job.Topic, job.Requires)
+				best, why := v.pick(sys, pools, t)
+				picks[best] = true
+				seen = append(seen, why)
+			}
+		}
+		if !picks[chosen] {
+			c.violate(LayerInvariants, "placement", p.JobID, p.Step, p.Time,
+				"%s sent job %s to %s, which its least-loaded rule picks in no view it had between steps %d and %d: %s",
+				p.Actor, p.JobID, chosen, from.Step, to.Step, strings.Join(dedupe(seen), "; "))
+		}
+	}
+}
+
+// pickWindow is the publishing handler's move into the scheduled state and
+// its DISPATCHED write that the publish followed.
+func (c *run) pickWindow(p history.PublishRecord) (from, to history.StateChange, ok bool) {
+	sys := c.in.System
+	states := c.jobStates[p.JobID]
+	i := len(states) - 1
+	for ; i >= 0 && (states[i].Step > p.Step || states[i].Actor != p.Actor || states[i].To != sys.Dispatched); i-- {
+	}
+	if i < 0 {
+		return from, to, false
+	}
+	to = states[i]
+	for i--; i >= 0; i-- {
+		if states[i].Actor == p.Actor && sys.Entered(states[i].From, states[i].To, sys.Scheduled) {
+			return states[i], to, true
+		}
+	}
+	return from, to, false
+}
+
+// workerView is one worker as a replica's registry holds it.
+type workerView struct {
+	HeartbeatFact
+	seen time.Duration
+}
+
+// registryView is a replica's registry at one step.
+type registryView map[string]workerView
+
+// replicaViews are the registries replica held from step from to step to:
+// the one at from, and one after each change before to. A replica's
+// registry starts empty when it restarts after a crash; the registry its
+// crashed process held last is a view too, since the simulator may still
+// hand a delivery it had delayed to that process's handlers.
+func (c *run) replicaViews(replica string, from, to uint64) []registryView {
+	since := c.lastCrash(replica, to)
+	views := c.viewsSince(replica, since, from, to)
+	if since > 0 {
+		before := c.viewsSince(replica, c.lastCrash(replica, since), since, since)
+		views = append(views, before[len(before)-1])
+	}
+	return views
+}
+
+// viewsSince are replica's registries from step from to step to, counting
+// only what it was told after step since (its last start).
+func (c *run) viewsSince(replica string, since, from, to uint64) []registryView {
+	reg := registryView{}
+	snapshot := func() registryView {
+		out := make(registryView, len(reg))
+		for id, w := range reg {
+			out[id] = w
+		}
+		return out
+	}
+	var views []registryView
+	changes := c.registryChanges(replica, since, to)
+	for _, ch := range changes {
+		if ch.step > from && len(views) == 0 {
+			views = append(views, snapshot())
+		}
+		ch.apply(reg)
+		if ch.step > from {
+			views = append(views, snapshot())
+		}
+	}
+	if len(views) == 0 {
+		views = append(views, snapshot())
+	}
+	return views
+}
+
+// registryChange is a heartbeat a replica handled, or a dispatch it made.
+type registryChange struct {
+	step  uint64
+	apply func(registryView)
+}
+
+// registryChanges lists replica's registry changes in (since, to), in step
+// order: each handled heartbeat replaces its worker's entry, and each
+// dispatch the broker took (the publish returned no error) counts one more
+// running job on a worker the registry holds.
+func (c *run) registryChanges(replica string, since, to uint64) []registryChange {
+	var out []registryChange
+	hbs, pubs := c.in.Heartbeats, c.in.History.Publishes
+	workers := map[string]string{}
+	for _, w := range c.in.Workers {
+		workers[w.Subject] = w.ID
+	}
+	for len(hbs) > 0 || len(pubs) > 0 {
+		if len(pubs) == 0 || len(hbs) > 0 && hbs[0].Step < pubs[0].Step {
+			hb := hbs[0]
+			hbs = hbs[1:]
+			if hb.Replica == replica && hb.Step > since && hb.Step < to && hb.Worker != "" {
+				out = append(out, registryChange{step: hb.Step, apply: func(r registryView) {
+					r[hb.Worker] = workerView{HeartbeatFact: hb, seen: hb.Time}
+				}})
+			}
+			continue
+		}
+		p := pubs[0]
+		pubs = pubs[1:]
+		id, known := workers[p.Subject]
+		ok := p.Outcome == history.PublishStored || p.Outcome == history.PublishDeduplicated
+		if p.Dispatch && known && ok && group(p.Actor) == replica && p.Step > since && p.Step < to {
+			out = append(out, registryChange{step: p.Step, apply: func(r registryView) {
+				if w, held := r[id]; held {
+					w.Active++
+					r[id] = w
+				}
+			}})
+		}
+	}
+	return out
+}
+
+// pick is the least-loaded rule over the view's live workers of pools at
+// time t: the chosen worker ("" none) and a line saying why.
+func (v registryView) pick(sys sut.Spec, pools []string, t time.Duration) (string, string) {
+	var ids []string
+	for id, w := range v {
+		if contains(pools, w.Pool) && t-w.seen <= sys.WorkerTTL {
+			ids = append(ids, id)
+		}
+	}
+	sort.Strings(ids)
+	best, score := "", 0.0
+	var parts []string
+	for _, id := range ids {
+		w := v[id]
+		s := float64(w.Active) + w.CPU/100 + w.GPU/100
+		o := sys.Overload
+		if w.MaxParallel > 0 && float64(w.Active)/float64(w.MaxParallel) >= o.LoadRatio || w.CPU >= o.CPU || w.GPU >= o.GPU {
+			parts = append(parts, id+" overloaded")
+			continue
+		}
+		parts = append(parts, fmt.Sprintf("%s %.2f", id, s))
+		if best == "" || s < score {
+			best, score = id, s
+		}
+	}
+	return best, fmt.Sprintf("at %s: %s -> %s", t, strings.Join(parts, ", "), orNone(best))
+}
+
+// lastCrash is the step of replica's last crash before step (0: none): its
+// registry starts empty after it.
+func (c *run) lastCrash(replica string, step uint64) uint64 {
+	var last uint64
+	for _, f := range c.in.History.Faults {
+		if f.Step < step && (f.Effect == history.EffectCrash || f.Effect == history.EffectCrashAfterApply) && group(f.Actor) == replica {
+			last = f.Step
+		}
+	}
+	return last
+}
+
+// group is the process an actor runs in ("replica-1" of "replica-1/x").
+func group(actor string) string {
+	g, _, _ := strings.Cut(actor, "/")
+	return g
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "none"
+	}
+	return s
+}
+
+func dedupe(list []string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, s := range list {
+		if !seen[s] {
+			seen[s] = true
+			out = append(out, s)
+		}
+	}
+	return out
+}

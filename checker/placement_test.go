@@ -1,0 +1,164 @@
+package checker
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/dispatchsim/dispatchsim/engine"
+	"github.com/dispatchsim/dispatchsim/history"
+	"github.com/dispatchsim/dispatchsim/sut"
+)
+
+// placed runs j1 (topic default, or gpu requiring gpu) on worker w1 of the
+// given pool and judges it against these workers.
+func placed(topic string, w1 WorkerFact, sys sut.Spec) *Result {
+	s := newStory().submit("j1")
+	if topic == "gpu" {
+		s.h.Submitted[0].Topic, s.h.Submitted[0].Requires = "gpu", []string{"gpu"}
+	}
+	s.h.Routing = []history.RoutingChange{{Routing: sut.Routing{
+		Topics: map[string][]string{"default": {"general"}, "gpu": {"gpu-pool"}},
+		Pools:  map[string][]string{"general": nil, "gpu-pool": {"gpu"}}}}}
+	s.commit("j1", engine.StatePending).commit("j1", engine.StateScheduled).commit("j1", engine.StateDispatched).
+		publish("j1", 0, history.PublishStored).execute("j1", 0, "d-j1").commit("j1", engine.StateSucceeded)
+	s.h.End = s.at()
+	w1.ID = "w1"
+	return Check(Input{History: &s.h, Final: s.final, DLQ: s.dlq, System: sys, Workers: []WorkerFact{w1}})
+}
+
+func TestJobOnAWorkerOfAnotherPoolIsCaught(t *testing.T) {
+	require.Empty(t, placed("default", WorkerFact{Pool: "general"}, cordumSpec).Violations)
+	require.Empty(t, placed("gpu", WorkerFact{Pool: "gpu-pool", GPUFloor: 80}, cordumSpec).Violations)
+
+	v := only(placed("gpu", WorkerFact{Pool: "general"}, cordumSpec), "placement")
+	require.Len(t, v, 1)
+	require.Contains(t, v[0].Message, `job j1 ran on w1 (pool general): topic "gpu" requires [gpu]; eligible from 0s: pools gpu-pool`)
+
+	noRequires := cordumSpec
+	noRequires.Requires = false
+	v = only(placed("gpu", WorkerFact{Pool: "general"}, noRequires), "placement")
+	require.Len(t, v, 1, "a system that ignores requirements still keeps to the topic's pools")
+	require.Contains(t, v[0].Message, "eligible from 0s: pools gpu-pool")
+}
+
+// A worker whose baseline load is at the threshold reports overload in
+// every heartbeat: no pick can choose it.
+func TestJobOnAnAlwaysOverloadedWorkerIsCaught(t *testing.T) {
+	v := only(placed("default", WorkerFact{Pool: "general", GPUFloor: 90}, cordumSpec), "placement")
+	require.Len(t, v, 1)
+	require.Contains(t, v[0].Message, "every heartbeat of the worker reports GPU 90 or more, overloaded at 90")
+	require.Len(t, only(placed("default", WorkerFact{Pool: "general", CPUFloor: 95}, cordumSpec), "placement"), 1)
+	require.Empty(t, placed("default", WorkerFact{Pool: "general", CPUFloor: 89.9}, cordumSpec).Violations)
+	require.Empty(t, placed("default", WorkerFact{Pool: "general", GPUFloor: 90}, outboxLike()).Violations,
+		"a system without load rules places anywhere its pools allow")
+}
+
+// pickStory: replica-1 handled heartbeats from w1 (two jobs running, CPU
+// 10) and w2 (idle, CPU 50), then one of its handlers scheduled j1, wrote
+// DISPATCHED and published it to the worker given.
+type pickStory struct {
+	*story
+	beats []HeartbeatFact
+}
+
+func newPickStory() *pickStory {
+	s := &pickStory{story: newStory().submit("j1")}
+	s.h.Routing = []history.RoutingChange{{Routing: sut.Routing{Topics: map[string][]string{"default": {"general"}},
+		Pools: map[string][]string{"general": nil}}}}
+	return s.beat("replica-1", "w1", 2, 0, 10).beat("replica-1", "w2", 0, 0, 50)
+}
+
+func (s *pickStory) beat(replica, worker string, active, maxParallel int, cpu float64) *pickStory {
+	s.tick()
+	s.beats = append(s.beats, HeartbeatFact{Step: s.step, Time: s.at(), Replica: replica, Worker: worker, Pool: "general",
+		Active: active, MaxParallel: maxParallel, CPU: cpu})
+	return s
+}
+
+// by makes the last state change the handler's.
+func (s *pickStory) by(actor string) *pickStory {
+	s.h.States[len(s.h.States)-1].Actor = actor
+	return s
+}
+
+func (s *pickStory) sendTo(worker string) *pickStory {
+	s.tick()
+	s.h.Publishes = append(s.h.Publishes, history.PublishRecord{Step: s.step, Time: s.at(), Actor: "replica-1/h",
+		Subject: "worker." + worker + ".jobs", JobID: "j1", Dispatch: true, Outcome: history.PublishStored})
+	return s
+}
+
+func (s *pickStory) schedule() *pickStory {
+	s.commit("j1", engine.StatePending)
+	s.commit("j1", engine.StateScheduled)
+	return s.by("replica-1/h")
+}
+
+func (s *pickStory) dispatched() *pickStory {
+	s.commit("j1", engine.StateDispatched)
+	return s.by("replica-1/h")
+}
+
+func (s *pickStory) judge() []Violation {
+	s.h.End = s.at()
+	workers := []WorkerFact{{ID: "w1", Pool: "general", Subject: "worker.w1.jobs"}, {ID: "w2", Pool: "general", Subject: "worker.w2.jobs"}}
+	return only(Check(Input{History: &s.h, Final: s.final, DLQ: s.dlq, System: cordumSpec, Workers: workers, Heartbeats: s.beats}), "placement")
+}
+
+// The least loaded worker in the replica's view is w2 (score 0.50 against
+// 2.10): a dispatch to w1 is one no view justifies.
+func TestDispatchToAWorkerThePickPassesOverIsCaught(t *testing.T) {
+	require.Empty(t, newPickStory().schedule().dispatched().sendTo("w2").judge())
+
+	v := newPickStory().schedule().dispatched().sendTo("w1").judge()
+	require.Len(t, v, 1)
+	require.Contains(t, v[0].Message, "replica-1/h sent job j1 to w1")
+	require.Contains(t, v[0].Message, "w1 2.10, w2 0.50 -> w2")
+
+	// Another replica's view, or a heartbeat after the DISPATCHED write, is
+	// not what this handler picked from.
+	other := newPickStory().beat("replica-2", "w2", 5, 0, 0).schedule().dispatched().sendTo("w2")
+	require.Empty(t, other.judge())
+	late := newPickStory().schedule().dispatched()
+	late.beat("replica-1", "w2", 5, 0, 50)
+	require.Empty(t, late.sendTo("w2").judge())
+}
+
+// Any view the replica held between the scheduling write and the DISPATCHED
+// write justifies a pick: a heartbeat in between may have come first.
+func TestPickFromAnyViewBetweenScheduleAndDispatchPasses(t *testing.T) {
+	s := newPickStory().schedule()
+	s.beat("replica-1", "w2", 5, 0, 50)
+	require.Empty(t, s.dispatched().sendTo("w1").judge(), "w2 turned busier before the pick")
+	s = newPickStory().schedule()
+	s.beat("replica-1", "w2", 5, 0, 50)
+	require.Empty(t, s.dispatched().sendTo("w2").judge(), "or the pick came first")
+}
+
+// An overloaded worker, one unheard of past the TTL, and the replica's own
+// dispatches since a heartbeat all change the pick.
+func TestPickRulesOverloadLivenessAndOwnDispatches(t *testing.T) {
+	full := newPickStory().beat("replica-1", "w2", 4, 4, 0).schedule().dispatched()
+	require.Empty(t, full.sendTo("w1").judge(), "w2 at its limit is overloaded")
+
+	stale := newPickStory()
+	stale.wait(time.Minute)
+	stale.beat("replica-1", "w1", 2, 0, 10).schedule().dispatched()
+	require.Empty(t, stale.sendTo("w1").judge(), "w2 unheard of for a minute is gone")
+
+	// Two dispatches of its own to w2 since w2's heartbeat: 2.50 against w1's 2.10.
+	busy := newPickStory()
+	for _, job := range []string{"j8", "j9"} {
+		busy.tick()
+		busy.h.Publishes = append(busy.h.Publishes, history.PublishRecord{Step: busy.step, Time: busy.at(),
+			Actor: "replica-1/h0", Subject: "worker.w2.jobs", JobID: job, Dispatch: true, Outcome: history.PublishStored})
+	}
+	require.Empty(t, busy.schedule().dispatched().sendTo("w1").judge())
+	busy = newPickStory()
+	busy.tick()
+	busy.h.Publishes = append(busy.h.Publishes, history.PublishRecord{Step: busy.step, Time: busy.at(),
+		Actor: "replica-1/h0", Subject: "worker.w2.jobs", JobID: "j8", Dispatch: true, Outcome: history.PublishFailedClean})
+	require.Len(t, busy.schedule().dispatched().sendTo("w1").judge(), 1, "a failed publish counts nothing")
+}
