@@ -103,6 +103,11 @@ type Spec struct {
 	// fault that heals in time): each must end SUCCEEDED, or CANCELLED by its
 	// client.
 	AllSucceed bool
+	// Timely says no fault of the world can hold up the system's own timers
+	// and retries (no store faults, crashes or pauses, only faults around
+	// them): its upper timing bounds then hold in the fault phase too, not only
+	// once the faults stopped.
+	Timely bool
 	// WorkersDedupDurably says workers remember what they ran across restarts
 	// (a durable idempotent consumer; on whenever the system's spec says so): one stored message executed twice is then
 	// an exactly-once finding blamed on the worker. By default a worker's memory

@@ -1,6 +1,10 @@
 package checker
 
-import "github.com/dispatchsim/dispatchsim/history"
+import (
+	"time"
+
+	"github.com/dispatchsim/dispatchsim/history"
+)
 
 // checkLiveness: after the heal phase every accepted job is terminal, and no job
 // sat DISPATCHED past the dispatch timeout plus the reconciler's ticks once the
@@ -41,13 +45,18 @@ func checkLiveness(c *run) {
 			if i+1 < len(changes) {
 				until, step = changes[i+1].Time, changes[i+1].Step
 			}
-			deadline := max(s.Time+c.dispatchTimeout(id), h.FaultPhaseEnd) + slack
+			deadline := s.Time + c.dispatchTimeout(id)
+			if !c.spec.Timely {
+				deadline = max(deadline, h.FaultPhaseEnd)
+			}
+			deadline += slack
 			if until > deadline {
 				c.violate(LayerLiveness, "dispatch_timeout", id, step, until,
 					"job %s stayed %s from %s to %s, past the dispatch timeout and a reconciler tick", id, s.To, s.Time, until)
 			}
 		}
 	}
+	checkGraceNotLate(c)
 	checkRunKeysLive(c)
 	c.out.Figures.TimeoutNeverPublished = timeoutNeverPublished(c)
 }
@@ -68,4 +77,49 @@ func timeoutNeverPublished(c *run) int {
 		}
 	}
 	return n
+}
+
+// busyLockSlack covers a retry that finds the job's lock busy and waits for
+// it (the engine polls 2s, then asks again 500ms later).
+const busyLockSlack = 5 * time.Second
+
+// checkGraceNotLate: in a timely world, a job whose topic maps to no pool
+// from its first scheduling on fails with that cause once the grace window
+// has passed: at the first retry after it, no later than the longest
+// backoff after the window.
+func checkGraceNotLate(c *run) {
+	sys := c.in.System
+	if !c.spec.Timely || sys.PickGrace == 0 || sys.BackoffMax == 0 {
+		return
+	}
+	for _, id := range c.jobIDs {
+		job, ok := c.submitted(id)
+		first, scheduled := c.firstEntered(id, sys.Scheduled)
+		if !ok || !scheduled || c.topicMappedSince(job.Topic, first.Time) {
+			continue
+		}
+		deadline := first.Time + sys.PickGrace + sys.BackoffMax + busyLockSlack
+		end, ended := c.terminalChange(id)
+		if ended && end.Time <= deadline {
+			continue
+		}
+		until, step := c.in.History.End, uint64(0)
+		if ended {
+			until, step = end.Time, end.Step
+		}
+		c.violate(LayerLiveness, "grace_not_late", id, step, until,
+			"job %s's topic %q had no pool from its first scheduling at %s; it was still not failed at %s, past the %s grace, a %s backoff and %s for a busy lock",
+			id, job.Topic, first.Time, deadline, sys.PickGrace, sys.BackoffMax, busyLockSlack)
+	}
+}
+
+// topicMappedSince reports whether some routing in force from t on maps the
+// topic to a pool.
+func (c *run) topicMappedSince(topic string, t time.Duration) bool {
+	for _, r := range c.routingsDuring(t, c.in.History.End) {
+		if mapped, _ := r.Routing.Eligible(topic, nil); mapped {
+			return true
+		}
+	}
+	return false
 }

@@ -433,3 +433,37 @@ func TestSchedulingPassBeyondTheCapIsCaught(t *testing.T) {
 	require.Contains(t, v[0].Message, "a scheduling pass from SCHEDULED after 3 attempts; cap 3")
 	require.Len(t, only(rolledBack.commit("j1", engine.StateScheduled).checkSystem(sys), "retry_cap_not_late"), 1)
 }
+
+// In a timely world the upper bounds hold during the faults too: a job sits
+// DISPATCHED no longer than its timeout and two ticks, and a job whose topic
+// never had a pool fails once the grace window and a backoff have passed.
+func TestTimelyWorldsHoldUpperBoundsFromTheStart(t *testing.T) {
+	judge := func(s *story, timely bool, names ...string) []string {
+		s.h.End = s.at() + time.Second
+		s.h.FaultPhaseEnd = 10 * time.Minute
+		r := Check(Input{History: &s.h, Final: s.final, DLQ: s.dlq, System: cordumSpec, Spec: Spec{Timely: timely}})
+		var got []string
+		for _, n := range names {
+			for range only(r, n) {
+				got = append(got, n)
+			}
+		}
+		return got
+	}
+	late := timedOut(7 * time.Minute)
+	require.Empty(t, judge(late, false, "dispatch_timeout"), "inside the fault phase a stalled reconciler is excused")
+	require.Equal(t, []string{"dispatch_timeout"}, judge(timedOut(7*time.Minute), true, "dispatch_timeout"))
+	require.Empty(t, judge(timedOut(5*time.Minute+30*time.Second), true, "dispatch_timeout"))
+
+	orphan := func(failAfter time.Duration) *story {
+		s := routed(noTopics, nil, engine.ReasonNoPoolMappingTopic)
+		s.h.States[len(s.h.States)-1].Time = s.h.States[len(s.h.States)-2].Time + failAfter
+		return s
+	}
+	require.Empty(t, judge(orphan(time.Minute), true, "grace_not_late"))
+	require.Equal(t, []string{"grace_not_late"}, judge(orphan(20*time.Minute), true, "grace_not_late"))
+	require.Empty(t, judge(orphan(20*time.Minute), false, "grace_not_late"), "faults may have held the retries up")
+	mapped := orphan(20 * time.Minute)
+	mapped.h.Routing = append(mapped.h.Routing, history.RoutingChange{Time: 10 * time.Second, Routing: generalOnly})
+	require.Empty(t, judge(mapped, true, "grace_not_late"), "a mapping arrived: the cause healed")
+}

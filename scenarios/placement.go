@@ -38,6 +38,6 @@ var placement = Scenario{
 		"the default topic does not map to: every job must run on a worker of an eligible pool that can take it, " +
 		"and since one always can, every job must succeed",
 	World: placementWorld,
-	Spec:  checker.Spec{AllSucceed: true},
+	Spec:  checker.Spec{AllSucceed: true, Timely: true},
 	Seeds: SeedRange{First: 3300, Count: 6},
 }

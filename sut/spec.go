@@ -37,6 +37,9 @@ type Spec struct {
 	// are the DLQ reason codes that end it.
 	PickGrace    time.Duration
 	GraceReasons []string
+	// BackoffMax bounds the delay before a retry after a failed pick or
+	// publish, jitter included (0: unknown).
+	BackoffMax time.Duration
 	// ReasonTopicMissing and ReasonRequiresUnsatisfied are the DLQ reason
 	// codes for a topic with no pool and for a job no pool of its topic
 	// can take ("" when the system has no such code).

@@ -31,6 +31,7 @@ func (System) Spec(o sut.Options) sut.Spec {
 		RunningTimeout:        engine.DefaultRunningTimeout,
 		MaxSchedulingRetries:  engine.DefaultMaxSchedulingRetries,
 		PickGrace:             engine.DefaultNoPoolMappingGrace,
+		BackoffMax:            engine.DefaultBackoffMax,
 		GraceReasons: []string{string(engine.ReasonNoPoolMappingTopic), string(engine.ReasonNoPoolMappingPreferred),
 			string(engine.ReasonNoPoolMappingRequires)},
 		ReasonTopicMissing:        string(engine.ReasonNoPoolMappingTopic),
