@@ -17,10 +17,12 @@ func attributeToEnvironment(c *run) {
 	if len(losses) == 0 {
 		return
 	}
-	// A violation without a step is judged on the final state: after every loss.
-	blame := func(id string, step uint64) (history.StoreLoss, bool) {
+	// A violation without a step, or by a checker that reads the job's final
+	// record, is judged on the store as the run left it: after every loss.
+	blame := func(id, checker string, step uint64) (history.StoreLoss, bool) {
+		final := step == 0 || finalRecordCheckers[checker]
 		for _, l := range losses {
-			if (step == 0 || l.Step <= step) && l.Affects(id) {
+			if (final || l.Step <= step) && l.Affects(id) {
 				return l, true
 			}
 		}
@@ -28,7 +30,7 @@ func attributeToEnvironment(c *run) {
 	}
 	for i := range c.out.Violations {
 		v := &c.out.Violations[i]
-		l, ok := blame(v.Job, v.Step)
+		l, ok := blame(v.Job, v.Checker, v.Step)
 		if !ok || v.Layer == LayerAssumptions {
 			continue
 		}
@@ -50,6 +52,13 @@ func attributeToEnvironment(c *run) {
 			return
 		}
 	}
+}
+
+// finalRecordCheckers judge a job by its record (and DLQ entry) at the end of
+// the run, whatever step they name: a loss at any time may have changed it.
+var finalRecordCheckers = map[string]bool{
+	"attempts": true, "dlq_root_cause": true, "no_job_lost": true, "dlq_announced": true, "job_succeeded": true,
+	"job_terminal": true, "record_matches_result": true, "dlq_entry": true,
 }
 
 func affectedAnywhere(losses []history.StoreLoss, id string) bool {

@@ -70,3 +70,17 @@ func TestAStoreLossExcusesNothingBeforeIt(t *testing.T) {
 		require.NotEqual(t, LayerEnvironment, v.Layer, "%s", v)
 	}
 }
+
+// A finding judged on the record the run left (a DLQ entry announced but not
+// held at the end) is the loss's even when stamped before it; a finding about
+// a step before the loss is not.
+func TestAStoreLossExcusesFinalRecordFindingsStampedBeforeIt(t *testing.T) {
+	c := newRun(Input{History: &history.History{StoreLosses: []history.StoreLoss{{Step: 9, Jobs: []string{"j1"}}}},
+		System: cordumSpec})
+	c.out.Linearizability = LinOk
+	c.violate(LayerInvariants, "dlq_announced", "j1", 5, 0, "announced, not held")
+	c.violate(LayerInvariants, "transition_graph", "j1", 5, 0, "a move the graph forbids")
+	attributeToEnvironment(c)
+	require.Equal(t, LayerEnvironment, c.out.Violations[0].Layer)
+	require.Equal(t, LayerInvariants, c.out.Violations[1].Layer)
+}
