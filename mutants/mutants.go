@@ -160,7 +160,9 @@ var All = []Mutant{
 			From: "\t\tif now.Sub(since) >= e.cfg.NoPoolMappingGrace {\n",
 			To:   "\t\tif true {\n"}},
 		Scenario: "no-pool-mapping-race",
-		Catches:  []string{"job_succeeded"},
+		// job_succeeded where the mapping arrives inside the window; anywhere,
+		// the refinement guard that no grace failure comes before the window.
+		Catches: []string{"job_succeeded", "grace_not_early"},
 	},
 	{
 		Name:        "retry-cap-hides-root-cause",
