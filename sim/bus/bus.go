@@ -343,7 +343,15 @@ func (b *Bus) deliver(m *message, queue string, count int) {
 				k.Tracef("bus", "duplicate delivery %s#%d", m.subject, m.seq)
 				b.spawnDelivery(m, queue, sub, count)
 			case history.EffectDelay:
-				k.At(k.Now()+f.Duration, func() { b.spawnDelivery(m, queue, sub, count) })
+				k.At(k.Now()+f.Duration, func() {
+					if k.Group(sub.group).Crashed() || b.draining[sub.group] {
+						// The member went away while the message was held
+						// back: it goes to whoever serves the queue now.
+						b.deliver(m, queue, count)
+						return
+					}
+					b.spawnDelivery(m, queue, sub, count)
+				})
 				return
 			}
 		}

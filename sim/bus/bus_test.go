@@ -275,3 +275,31 @@ func TestBusKeepsMessagesWhileTheOnlyMemberDrains(t *testing.T) {
 	require.NoError(t, w.k.Run(time.Hour, nil))
 	require.Equal(t, []time.Duration{121 * time.Second}, log.at, "kept past the drain, delivered at the next ack-wait retry")
 }
+
+// A delivery held back by a delay fault is not handed to a member that
+// crashed meanwhile: a dead process runs no handler.
+func TestBusDelayedDeliveryAvoidsACrashedMember(t *testing.T) {
+	w := busWorld(t, history.BusConfig{AckWait: time.Minute})
+	var log deliveryLog
+	w.bus.Subscribe("s", "q", "g", log.handler(w, func(int) error { return nil }))
+	w.host.Injector = &delayOnce{d: 10 * time.Second}
+	publishAt(w, 0, "s", "m1")
+	w.k.At(5*time.Second, func() { w.k.CrashGroup("g") })
+	w.k.At(30*time.Second, func() { w.k.RestartGroup("g") })
+	require.NoError(t, w.k.Run(time.Hour, nil))
+	require.Equal(t, []time.Duration{70 * time.Second}, log.at, "held for the member's return, at the next ack-wait retry")
+}
+
+// delayOnce delays the first delivery it is asked about, and no other.
+type delayOnce struct {
+	d     time.Duration
+	fired bool
+}
+
+func (o *delayOnce) At(p *kernel.Point) (kernel.Fault, bool) {
+	if p.Kind != history.PointDeliver || o.fired {
+		return kernel.Fault{}, false
+	}
+	o.fired = true
+	return kernel.Fault{Kind: "DeliveryDelayed", Effect: history.EffectDelay, Duration: o.d}, true
+}
