@@ -239,7 +239,7 @@ func (e *Engine) confirmLockBeforePublish(ctx context.Context, jobID, dispatchID
 		return ctx, err
 	case !held:
 		e.metrics.publishWithheld.WithLabelValues("lock_lost").Inc()
-		return ctx, fmt.Errorf("%w: %s expired before the publish and the job moved on", ErrLockLost, lock.key)
+		return ctx, fmt.Errorf("%w: %s lost before the publish (another holds it, or the job moved on)", ErrLockLost, lock.key)
 	}
 	return ctx, nil
 }
