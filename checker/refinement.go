@@ -23,6 +23,9 @@ const (
 	CommitDLQ CommitKind = "dlq"
 	// CommitLock is a job lock a token took: the store's SET NX succeeded.
 	CommitLock CommitKind = "lock"
+	// CommitSettle is a handler's final word on a job message: an ack, or
+	// an ack that drops it.
+	CommitSettle CommitKind = "settle"
 )
 
 // Commit is one accepted step, with what it committed.
@@ -35,6 +38,7 @@ type Commit struct {
 	Publish history.PublishRecord // CommitPublish
 	DLQ     sut.DLQEntry          // CommitDLQ
 	Lock    history.LockEvent     // CommitLock
+	Settle  history.Settle        // CommitSettle
 }
 
 // Guard is a condition a commit of its kind must satisfy over ground-truth
@@ -78,6 +82,10 @@ var Guards = []Guard{
 		Applies: func(s sut.Spec) bool { return s.JobLock }, Enabled: lockExclusive},
 	{Name: "lock_exclusive", On: CommitLock, Says: "a job's lock is taken only when no other token's lease on it runs in true time",
 		Applies: func(s sut.Spec) bool { return s.JobLock }, Enabled: lockTakenFree},
+	{Name: "sweep_takes_stale", On: CommitLock, Says: "a sweep takes the lock only of a job its last scan could list: in the scanned state and untouched for the sweep's staleness in true time",
+		Applies: func(s sut.Spec) bool { return len(s.Sweeps) > 0 }, Enabled: sweepTakesStale},
+	{Name: "cancel_applied", On: CommitSettle, Says: "a cancel is acked only once the job is terminal (cancelled, or finished before it)",
+		Applies: func(s sut.Spec) bool { return s.Cancelled != "" }, Enabled: cancelSettledApplied},
 	{Name: "terminal_job_executed_again", On: CommitPublish, Says: "a job that reached a terminal state is never dispatched and run again",
 		Applies: func(s sut.Spec) bool { return len(s.Terminal) > 0 }, Enabled: terminalNotRedispatched},
 }
@@ -116,6 +124,11 @@ func (c *run) commits() []Commit {
 		if l.Held && !taken[l.Token] {
 			taken[l.Token] = true
 			out = append(out, Commit{Kind: CommitLock, Step: l.Step, Time: l.Time, Job: l.JobID, Lock: l})
+		}
+	}
+	for _, s := range c.in.History.Settles {
+		if s.Outcome != history.SettleNak {
+			out = append(out, Commit{Kind: CommitSettle, Step: s.Step, Time: s.Time, Job: s.JobID, Settle: s})
 		}
 	}
 	for _, id := range c.jobIDs {

@@ -69,6 +69,7 @@ func namedPoints() map[string]*sim.Point {
 		"dispatch":              transitionPoint("replica-2", "SCHEDULED", "DISPATCHED", "tok"),
 		"running":               transitionPoint("replica-3", "DISPATCHED", "RUNNING", "tok"),
 		"rollback":              transitionPoint("replica-1", "DISPATCHED", "SCHEDULED", "tok"),
+		"cancel":                transitionPoint("replica-2", "RUNNING", "CANCELLED", "tok"),
 		"timeout unfenced":      transitionPoint("replica-1", "DISPATCHED", "TIMEOUT", ""),
 		"lock renew script":     redisPoint("replica-1", "evalsha", true, "aaaa", 1, "cordum:scheduler:job:j-1", "tok", "60000"),
 		"other 4-key script":    redisPoint("replica-1", "evalsha", true, "bbbb", 4, "wf:run:r1", "a", "b", "c", "r1", "SCHEDULED", 1, "DISPATCHED"),
@@ -92,8 +93,8 @@ func namedPoints() map[string]*sim.Point {
 
 var (
 	replicaRedis = []string{"replica hset", "replica hget", "create pending", "schedule", "dispatch", "running",
-		"rollback", "timeout unfenced", "lock renew script", "other 4-key script"}
-	replicaWrites = []string{"replica hset", "create pending", "schedule", "dispatch", "running", "rollback",
+		"rollback", "cancel", "timeout unfenced", "lock renew script", "other 4-key script"}
+	replicaWrites = []string{"replica hset", "create pending", "schedule", "dispatch", "running", "rollback", "cancel",
 		"timeout unfenced", "lock renew script", "other 4-key script"}
 	gatewayWrites = []string{"gateway reserve", "gateway takeover", "gateway release", "gateway create run"}
 	storeAll      = append(append(append([]string{}, replicaRedis...), "client hget", "client set", "gateway hget"), gatewayWrites...)
@@ -128,7 +129,7 @@ func TestAvailabilityFilters(t *testing.T) {
 		"ReplicaCrashAfterApply":         replicaWrites,
 		"ReplicaCrashBeforePublish":      {"replica publish"},
 		"ReplicaCrashBeforeAck":          {"replica ack"},
-		"ReplicaPauseBeyondLockTTL":      {"create pending", "schedule", "dispatch", "running", "rollback"},
+		"ReplicaPauseBeyondLockTTL":      {"create pending", "schedule", "dispatch", "running", "rollback", "cancel"},
 		"WorkerCrashMidJob":              worker,
 		"WorkerResultDuplicated":         worker,
 		"WorkerResultLate":               worker,
@@ -138,6 +139,7 @@ func TestAvailabilityFilters(t *testing.T) {
 		"WorkerHeartbeatsStop":           {"worker heartbeat"},
 		"GatewayCrashAfterReserve":       {"gateway reserve", "gateway takeover"},
 		"AdmissionWriteFailsBeforeApply": gatewayWrites,
+		"CancelWriteFails":               {"cancel"},
 		// Setup kinds act on the world, never at a point.
 		"ClockSkew":                nil,
 		"PoolMappingMissing":       nil,

@@ -168,6 +168,7 @@ const (
 	scheduledState
 	dispatchedState
 	runningState
+	cancelledState
 )
 
 // transitionOf is the job transition a Redis point commits, per the
@@ -194,6 +195,8 @@ func roleState(p *sim.Point, r stateRole) string {
 		return p.Spec.Dispatched
 	case runningState:
 		return p.Spec.Running
+	case cancelledState:
+		return p.Spec.Cancelled
 	}
 	return ""
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -193,9 +194,12 @@ func (o Options) String() string { return strings.Join(o.Summary(), "; ") }
 // whether it ends up on or not, so one kind's draws never shift another's.
 // Window and Setup kinds that are on always happen (probability 1). The budget
 // is left at its defaults.
+//
+// Kinds added since seeds were pinned (swarmAppended) draw after the others,
+// so the earlier kinds' draws, and with them the pinned seeds, stay put.
 func Swarm(rng *rand.Rand) Options {
 	var o Options
-	for _, k := range Catalog() {
+	for _, k := range swarmOrder() {
 		on := rng.Float64() < k.swarmChance
 		scale := rng.Float64()
 		if !on {
@@ -208,4 +212,23 @@ func Swarm(rng *rand.Rand) Options {
 		o = o.Enable(k, ko)
 	}
 	return o
+}
+
+// swarmAppended are the kinds that joined the swarm after its seeds were
+// pinned, in the order they joined.
+var swarmAppended = []string{"CancelWriteFails"}
+
+// swarmOrder is the catalog in the order Swarm draws it: by name, then the
+// appended kinds.
+func swarmOrder() []Kind {
+	var out, late []Kind
+	for _, k := range Catalog() {
+		if !slices.Contains(swarmAppended, k.Name) {
+			out = append(out, k)
+		}
+	}
+	for _, name := range swarmAppended {
+		late = append(late, registry[name])
+	}
+	return append(out, late...)
 }

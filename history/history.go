@@ -28,6 +28,11 @@ type History struct {
 	// Locks are the job-lock commands the store applied, with who held the
 	// lock after each.
 	Locks []LockEvent
+	// Scans are the sweeps' listings of stale jobs, as the store served them.
+	Scans []Scan
+	// Settles are the handlers' decisions on job messages (ack, NAK,
+	// drop), taken when each handler returned.
+	Settles []Settle
 	// StoreLosses are the store breaking its own contract: acknowledged
 	// writes it forgot (a failover to a copy that had not received them).
 	StoreLosses []StoreLoss
@@ -81,6 +86,38 @@ type LockEvent struct {
 	Token string
 	Held  bool
 	Until time.Duration
+}
+
+// Scan is a sweep actor listing the jobs in State it deems stale.
+type Scan struct {
+	Step  uint64
+	Time  time.Duration
+	Actor string
+	State string
+}
+
+// SettleOutcome is what a handler told the broker to do with a delivery.
+type SettleOutcome string
+
+// Settle outcomes.
+const (
+	SettleAck  SettleOutcome = "ack"
+	SettleNak  SettleOutcome = "nak"
+	SettleDrop SettleOutcome = "drop" // acked and dropped on an error
+)
+
+// Settle is a handler's decision on a delivery of a job message, at the
+// moment it returned: before the ack can be lost on its way.
+type Settle struct {
+	Step    uint64
+	Time    time.Duration
+	Actor   string
+	Subject string
+	MsgID   string
+	JobID   string
+	// Cancel marks a client's cancel request.
+	Cancel  bool
+	Outcome SettleOutcome
 }
 
 // StoreLoss is the store forgetting every write it acknowledged after Since:

@@ -113,6 +113,7 @@ func All() []Scenario {
 			Seeds:   SeedRange{First: 4000, Count: 10},
 		},
 		workerOutcomes,
+		cancels,
 		{
 			Name:        "lock-expiry",
 			Source:      "DEF-3",

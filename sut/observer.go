@@ -59,6 +59,8 @@ type MessageFact struct {
 	Gen       int
 	Dispatch  bool
 	Heartbeat bool
+	// Cancel marks a client's request to cancel job JobID.
+	Cancel bool
 	// ResultPtr is where a worker's result message says the result is.
 	ResultPtr string
 }
@@ -78,6 +80,9 @@ type CommandFact struct {
 	// Admission marks commands on run admission's state; Reserve those that
 	// bind an idempotency key to a new run.
 	Admission, Reserve bool
+	// Scan names the state whose jobs the command lists for a sweep (the
+	// reconciler's or the replayer's scan of stale jobs), "" for none.
+	Scan string
 }
 
 // DLQEntry is a dead-letter record.

@@ -84,6 +84,19 @@ type Spec struct {
 	// Metrics names the counters the accounting checks compare with ground
 	// truth ("" when the system has none).
 	Metrics Metrics
+	// Sweeps are the background passes that list stale jobs and work on
+	// them (a reconciler, a replayer). None: not checked.
+	Sweeps []Sweep
+}
+
+// Sweep is a background pass that lists the jobs of States untouched for
+// After (0: the state's timeout, the shortest dispatch timeout of any topic
+// for Dispatched and RunningTimeout for Running) and takes their locks. It
+// runs as the replica actor named Actor.
+type Sweep struct {
+	Actor  string
+	States []string
+	After  time.Duration
 }
 
 // Overload are the load levels at or above which a worker takes no new job,

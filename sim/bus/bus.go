@@ -130,6 +130,7 @@ type message struct {
 	jobID   string
 	// heartbeat marks worker load reports, which have their own fault kind.
 	heartbeat bool
+	cancel    bool
 
 	// the data decoded by a typedHandler, kept for the next delivery
 	valueType reflect.Type
@@ -283,7 +284,7 @@ func (b *Bus) duplicate(id string) bool {
 
 func (b *Bus) store(subject string, msg sut.Message, fact sut.MessageFact) {
 	b.seq++
-	m := &message{seq: b.seq, subject: subject, id: msg.ID, data: msg.Data, jobID: fact.JobID, heartbeat: fact.Heartbeat}
+	m := &message{seq: b.seq, subject: subject, id: msg.ID, data: msg.Data, jobID: fact.JobID, heartbeat: fact.Heartbeat, cancel: fact.Cancel}
 	if msg.ID != "" {
 		b.seen[msg.ID] = b.k.Now()
 	}
@@ -384,6 +385,7 @@ func (b *Bus) spawnDelivery(m *message, queue string, sub *subscription, count i
 		line = append(append(line, m.id...), " n="...)
 		k.TraceEnd(strconv.AppendInt(line, int64(count), 10))
 		settle := b.consume(ctx, sub, m)
+		b.recordSettle(a, m, settle)
 		a.Yield() // the ack is a yield point
 		if b.host.FaultsArmed() {
 			p := &kernel.Point{Kind: history.PointAck, Actor: a.Name(), Group: a.Group().Name, Subject: m.subject, MsgID: m.id,
@@ -420,6 +422,23 @@ func (b *Bus) spawnDelivery(m *message, queue string, sub *subscription, count i
 		line = append(append(line, m.subject...), '#')
 		k.TraceEnd(strconv.AppendUint(line, m.seq, 10))
 	})
+}
+
+// recordSettle keeps the handler's decision on a job message: what a
+// checker holds against the job's state at that moment.
+func (b *Bus) recordSettle(a *kernel.Actor, m *message, settle sut.Settle) {
+	if m.jobID == "" {
+		return
+	}
+	outcome := history.SettleAck
+	switch {
+	case settle.NakDelay > 0:
+		outcome = history.SettleNak
+	case settle.Dropped != nil:
+		outcome = history.SettleDrop
+	}
+	b.hist.Settles = append(b.hist.Settles, history.Settle{Step: b.k.Step(), Time: b.k.Now(), Actor: a.Name(),
+		Subject: m.subject, MsgID: m.id, JobID: m.jobID, Cancel: m.cancel, Outcome: outcome})
 }
 
 // deliveryName is the delivery actor's name, "subject#seq.count".

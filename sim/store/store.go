@@ -324,10 +324,18 @@ func (h *storeHook) process(next redis.ProcessHook) redis.ProcessHook {
 // miniredis (no client, no yield).
 func (h *storeHook) observe(a *kernel.Actor, cmd redis.Cmder, sent time.Duration) {
 	name := strings.ToLower(cmd.Name())
-	if readOnly[name] || cmd.Err() != nil && !errors.Is(cmd.Err(), redis.Nil) {
+	s := h.s
+	if readOnly[name] {
+		if cmd.Err() == nil {
+			if fact := s.obs.Command(name, cmd.Args()); fact.Scan != "" {
+				s.hist.Scans = append(s.hist.Scans, history.Scan{Step: s.k.Step(), Time: s.k.Now(), Actor: a.Name(), State: fact.Scan})
+			}
+		}
 		return
 	}
-	s := h.s
+	if cmd.Err() != nil && !errors.Is(cmd.Err(), redis.Nil) {
+		return
+	}
 	fact := s.obs.Command(name, cmd.Args())
 	if fact.LockKey != "" {
 		h.observeLock(a, fact)

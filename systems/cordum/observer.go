@@ -17,6 +17,7 @@ const (
 	dlqPrefix         = "dlq:entry:"
 	lockPrefix        = "cordum:" // job locks and per-org admission locks
 	jobLockPrefix     = "cordum:scheduler:job:"
+	jobIndexPrefix    = "job:index:" // a sorted set per state, scored by update time
 	idempotencyPrefix = "wf:run:idempotency:"
 	reservationsKey   = "wf:run:reservations"
 	runPrefix         = "wf:run:"
@@ -56,6 +57,7 @@ func (observer) Message(subject string, data []byte) sut.MessageFact {
 		return sut.MessageFact{}
 	}
 	fact.Dispatch = strings.HasPrefix(subject, "worker.")
+	fact.Cancel = subject == engine.SubjectCancel
 	return fact
 }
 
@@ -87,6 +89,12 @@ func lockCommand(cmd string, a []any) (sut.CommandFact, bool) {
 func (observer) Command(cmd string, a []any) sut.CommandFact {
 	if f, ok := lockCommand(cmd, a); ok {
 		return f
+	}
+	if cmd == "zrangebyscore" && len(a) > 1 {
+		// The reconciler's and the replayer's scans of a state's index.
+		if state, ok := strings.CutPrefix(fmt.Sprint(a[1]), jobIndexPrefix); ok {
+			return sut.CommandFact{Scan: state}
+		}
 	}
 	if cmd != "evalsha" && cmd != "eval" || len(a) < 4 {
 		if len(a) > 1 {

@@ -37,7 +37,12 @@ func (System) Spec(o sut.Options) sut.Spec {
 		ReasonTopicMissing:        string(engine.ReasonNoPoolMappingTopic),
 		ReasonRequiresUnsatisfied: string(engine.ReasonNoPoolMappingRequires),
 		JobLock:                   true,
-		RunAdmission:              true,
+		Sweeps: []sut.Sweep{
+			{Actor: reconcilerActor, States: []string{string(engine.StateDispatched), string(engine.StateRunning)}},
+			{Actor: replayerActor, States: []string{string(engine.StatePending), string(engine.StateScheduled),
+				string(engine.StateRetrying)}, After: engine.DefaultReplayAfter},
+		},
+		RunAdmission: true,
 		Metrics: sut.Metrics{Rollbacks: "scheduler_dispatch_rollback_total",
 			RollbackFailures: "scheduler_dispatch_rollback_failure_total",
 			FailClosedReads:  "scheduler_state_read_fail_closed_total",

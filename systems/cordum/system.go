@@ -53,14 +53,20 @@ func Routing(r sut.Routing) engine.Routing {
 	return out
 }
 
+// The actors a replica's sweeps run as (sut.Sweep).
+const (
+	reconcilerActor = "reconciler"
+	replayerActor   = "replayer"
+)
+
 // StartReplica boots one engine replica, its reconciler and replayer.
 func (System) StartReplica(p sut.Ports, o sut.Options) (sut.Replica, error) {
 	eng, err := engine.New(config(p, o))
 	if err != nil {
 		return nil, err
 	}
-	p.Spawn("reconciler", func(ctx context.Context) { _ = eng.RunReconciler(ctx) })
-	p.Spawn("replayer", func(ctx context.Context) { _ = eng.RunReplayer(ctx) })
+	p.Spawn(reconcilerActor, func(ctx context.Context) { _ = eng.RunReconciler(ctx) })
+	p.Spawn(replayerActor, func(ctx context.Context) { _ = eng.RunReplayer(ctx) })
 	return replica{eng}, nil
 }
 

@@ -58,6 +58,7 @@ func (observer) Message(subject string, data []byte) sut.MessageFact {
 		return sut.MessageFact{}
 	}
 	fact.Dispatch = isDispatchSubject(subject)
+	fact.Cancel = subject == dispatch.SubjectCancel
 	return fact
 }
 

@@ -1,0 +1,93 @@
+package checker
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/dispatchsim/dispatchsim/engine"
+	"github.com/dispatchsim/dispatchsim/history"
+)
+
+// scan records actor listing the jobs of state.
+func (s *story) scan(actor string, state engine.JobState) *story {
+	s.tick()
+	s.h.Scans = append(s.h.Scans, history.Scan{Step: s.step, Time: s.at(), Actor: actor, State: string(state)})
+	return s
+}
+
+// settle records a handler's decision on a cancel of job.
+func (s *story) settleCancel(actor, job string, outcome history.SettleOutcome) *story {
+	s.tick()
+	s.h.Settles = append(s.h.Settles, history.Settle{Step: s.step, Time: s.at(), Actor: actor, Subject: engine.SubjectCancel,
+		MsgID: "cancel:" + job, JobID: job, Cancel: true, Outcome: outcome})
+	return s
+}
+
+// The reconciler may take the lock of a job DISPATCHED for its dispatch
+// timeout (300s by default) when it scanned it, and of no fresher one.
+func TestSweepTakingAFreshJobsLockIsCaught(t *testing.T) {
+	dispatched := func(untouched time.Duration) *story {
+		return newStory().submit("j1").commit("j1", engine.StatePending).commit("j1", engine.StateScheduled).
+			commit("j1", engine.StateDispatched).wait(untouched).scan("replica-1/reconciler", engine.StateDispatched).
+			take("replica-1/reconciler", "j1", "tok", time.Minute)
+	}
+	require.Empty(t, only(dispatched(5*time.Minute).check(), "sweep_takes_stale"), "stale for the whole timeout")
+
+	v := only(dispatched(time.Minute).check(), "sweep_takes_stale")
+	require.Len(t, v, 1)
+	require.Contains(t, v[0].Message, "untouched for 1m")
+	require.Contains(t, v[0].Message, "stale after 5m0s")
+
+	// A handler's take is no sweep's, whatever the job's age.
+	handler := newStory().submit("j1").commit("j1", engine.StatePending).take("replica-1/sys.job.submit#1.1", "j1", "tok", time.Minute)
+	require.Empty(t, only(handler.check(), "sweep_takes_stale"))
+
+	// The scan that listed the job is the sweep's last one: a job that was
+	// in another state then was not listed by it.
+	moved := newStory().submit("j1").commit("j1", engine.StatePending).commit("j1", engine.StateScheduled).
+		wait(2*time.Minute).scan("replica-1/replayer", engine.StateScheduled).commit("j1", engine.StateDispatched).
+		scan("replica-1/replayer", engine.StateRetrying).take("replica-1/replayer", "j1", "tok", time.Minute)
+	v = only(moved.check(), "sweep_takes_stale")
+	require.Len(t, v, 1)
+	require.Contains(t, v[0].Message, "the job was DISPATCHED, not RETRYING")
+
+	// The replayer's staleness is its own (60s), not a timeout.
+	replayed := newStory().submit("j1").commit("j1", engine.StatePending).wait(61*time.Second).
+		scan("replica-2/replayer", engine.StatePending).take("replica-2/replayer", "j1", "tok", time.Minute)
+	require.Empty(t, only(replayed.check(), "sweep_takes_stale"))
+	early := newStory().submit("j1").commit("j1", engine.StatePending).wait(30*time.Second).
+		scan("replica-2/replayer", engine.StatePending).take("replica-2/replayer", "j1", "tok", time.Minute)
+	require.Len(t, only(early.check(), "sweep_takes_stale"), 1)
+
+	// Clock skew between the writer and the scanner widens the bound.
+	early.h.ReplicaSkew = []time.Duration{0, 31 * time.Second}
+	require.Empty(t, only(early.check(), "sweep_takes_stale"))
+}
+
+// A cancel is acked once the job is terminal; acked (or dropped) while the
+// job is still in flight it is lost.
+func TestCancelAckedBeforeTheJobEndedIsCaught(t *testing.T) {
+	cancelled := newStory().submit("j1").commit("j1", engine.StatePending).commit("j1", engine.StateCancelled).
+		settleCancel("replica-1/sys.job.cancel#2.1", "j1", history.SettleAck)
+	require.Empty(t, only(cancelled.check(), "cancel_applied"))
+
+	finished := newStory().dispatch("j1").settleCancel("replica-1/sys.job.cancel#2.1", "j1", history.SettleAck)
+	require.Empty(t, only(finished.check(), "cancel_applied"), "a cancel of a finished job has nothing left to do")
+
+	retried := newStory().submit("j1").commit("j1", engine.StatePending).
+		settleCancel("replica-1/sys.job.cancel#2.1", "j1", history.SettleNak)
+	require.Empty(t, only(retried.check(), "cancel_applied"), "a NAK keeps the cancel")
+
+	lost := newStory().submit("j1").commit("j1", engine.StatePending).commit("j1", engine.StateScheduled).
+		settleCancel("replica-1/sys.job.cancel#2.1", "j1", history.SettleAck)
+	v := only(lost.check(), "cancel_applied")
+	require.Len(t, v, 1)
+	require.Contains(t, v[0].Message, "while the job was SCHEDULED")
+
+	dropped := newStory().settleCancel("replica-1/sys.job.cancel#2.1", "j2", history.SettleDrop)
+	v = only(dropped.check(), "cancel_applied")
+	require.Len(t, v, 1)
+	require.Contains(t, v[0].Message, "no record of the job")
+}
