@@ -1,9 +1,12 @@
 package checker
 
 import (
+	"sort"
+
 	dto "github.com/prometheus/client_model/go"
 
 	"github.com/dispatchsim/dispatchsim/history"
+	"github.com/dispatchsim/dispatchsim/sut"
 )
 
 // checkAccounting: attempts follow the rule, every failed or timed-out job has a
@@ -153,6 +156,14 @@ func checkMetrics(c *run) {
 				"%s=%d but between %d and %d rollbacks after failed publishes did not land or lost their reply", name, got, least, most)
 		}
 	}
+	if name := m.LockFenced; name != "" && c.in.System.LockRenewFailures > 0 {
+		least, most := c.lockAbandonments()
+		if got := c.counter(name); got < least || got > most {
+			c.violate(LayerInvariants, "metrics", "", 0, end,
+				"%s=%d but between %d and %d sections saw a renewal find their lock gone or fail %d times in a row",
+				name, got, least, most, c.in.System.LockRenewFailures)
+		}
+	}
 	// A replica can only have failed closed on a state read that failed.
 	if name := m.FailClosedReads; name != "" {
 		if got, reads := c.counter(name), c.in.History.Redis.FailedJobReads; got > reads {
@@ -216,4 +227,81 @@ func sumCounter(f *dto.MetricFamily) float64 {
 		s += m.GetCounter().GetValue()
 	}
 	return s
+}
+
+// lockAbandonments bounds how many sections gave their lock up. A section
+// gives it up when a background renewal (one by another actor than the
+// section's) finds the lock gone, or when LockRenewFailures renewals in a
+// row fail as the renewer saw them (not applied, or the reply lost): that
+// bounds the count from above. From below count the sections whose renewal
+// found the lock gone, before the section had ended (its release was issued
+// in a later step) and with its replica still up: nothing else stops it then.
+func (c *run) lockAbandonments() (least, most int) {
+	type section struct {
+		taker    string
+		renewals []history.LockEvent
+	}
+	var order []string
+	sections := map[string]*section{}
+	released := map[string]uint64{} // token -> the step its first release was issued in
+	note := func(l history.LockEvent) {
+		sec, ok := sections[l.Token]
+		if !ok {
+			// A token's first command is its take.
+			sec = &section{taker: l.Actor}
+			sections[l.Token] = sec
+			order = append(order, l.Token)
+		}
+		switch {
+		case l.Op == sut.LockRelease:
+			if r, ok := released[l.Token]; !ok || l.SentStep < r {
+				released[l.Token] = l.SentStep
+			}
+		case l.Op == sut.LockRenew && l.Actor != sec.taker:
+			sec.renewals = append(sec.renewals, l)
+		}
+	}
+	events := append(append([]history.LockEvent{}, c.in.History.Locks...), c.in.History.LockFailures...)
+	sort.SliceStable(events, func(i, j int) bool { return events[i].Step < events[j].Step })
+	for _, l := range events {
+		note(l)
+	}
+	limit := c.in.System.LockRenewFailures
+	for _, token := range order {
+		failures := 0
+		for _, r := range sections[token].renewals {
+			if r.Failed {
+				failures++
+			} else {
+				failures = 0
+			}
+			if r.Failed && failures < limit {
+				continue
+			}
+			if !r.Failed && r.Held {
+				continue
+			}
+			// This renewal ends the section's lock unless the section had ended.
+			most++
+			if rel, ok := released[token]; (!ok || rel >= r.Step) && !c.wentDownSince(r.Actor, r.Step) {
+				least++
+			}
+			break
+		}
+	}
+	return least, most
+}
+
+// wentDownSince reports whether actor's process crashed, was killed or was
+// stopped at or after step.
+func (c *run) wentDownSince(actor string, step uint64) bool {
+	if c.crashedSince(actor, step) {
+		return true
+	}
+	for _, f := range c.in.History.Faults {
+		if f.Step >= step && f.Kind == "Event:stop" && group(f.Actor) == group(actor) {
+			return true
+		}
+	}
+	return false
 }

@@ -28,6 +28,9 @@ type History struct {
 	// Locks are the job-lock commands the store applied, with who held the
 	// lock after each.
 	Locks []LockEvent
+	// LockFailures are the job-lock commands that failed before the store
+	// applied them.
+	LockFailures []LockEvent
 	// Scans are the sweeps' listings of stale jobs, as the store served them.
 	Scans []Scan
 	// Settles are the handlers' decisions on job messages (ack, NAK,
@@ -75,17 +78,24 @@ type StateChange struct {
 	Sent time.Duration
 }
 
-// LockEvent is a command on a job's lock under Token (take, renew, release)
-// and its effect: whether Token held the lock after it, and until when in
-// true time.
+// LockEvent is a command on a job's lock under Token (Op: take, renew,
+// release) and its effect: whether Token held the lock after it, and until
+// when in true time.
 type LockEvent struct {
 	Step  uint64
 	Time  time.Duration
 	Actor string
 	JobID string
 	Token string
+	Op    sut.LockOp
 	Held  bool
 	Until time.Duration
+	// SentStep is the step the command was issued in: what its issuer did
+	// before it, it did before this step.
+	SentStep uint64
+	// Failed says the issuer saw an error: the reply was lost (Locks), or
+	// the command never applied (LockFailures).
+	Failed bool `json:",omitempty"`
 }
 
 // Scan is a sweep actor listing the jobs in State it deems stale.

@@ -77,6 +77,8 @@ type CommandFact struct {
 	// release) under Token: the simulator reads the key after it to learn
 	// who holds the lock, and until when in true time.
 	LockKey string
+	// LockOp is what the lock command does: LockTake, LockRenew or LockRelease.
+	LockOp LockOp
 	// Admission marks commands on run admission's state; Reserve those that
 	// bind an idempotency key to a new run.
 	Admission, Reserve bool
@@ -110,3 +112,13 @@ type AdmissionState struct {
 	// StaleAfter is when a reservation counts as abandoned (Admission.StaleReservationAfter).
 	StaleAfter time.Duration
 }
+
+// LockOp is a command on a job's lock.
+type LockOp string
+
+// The lock commands.
+const (
+	LockTake    LockOp = "take"
+	LockRenew   LockOp = "renew"
+	LockRelease LockOp = "release"
+)

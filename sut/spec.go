@@ -74,6 +74,10 @@ type Spec struct {
 	RunAdmission bool
 	// JobLock is true when the system serialises work on a job by a lock.
 	JobLock bool
+	// LockRenewFailures is how many failed renewals in a row make a section
+	// give its lock up (it also does once a renewal finds the lock gone);
+	// renewals run as actors of their own, not the section's (0: no such rule).
+	LockRenewFailures int
 	// WorkersDedupDurably is true when the system's worker-side consumer
 	// remembers what it ran across worker restarts (a store-backed idempotent
 	// consumer): one stored message run twice is then the worker's fault.
@@ -109,6 +113,8 @@ type Overload struct {
 // Metrics are counter names.
 type Metrics struct {
 	Rollbacks, RollbackFailures, FailClosedReads, Published string
+	// LockFenced counts the sections that gave their lock up.
+	LockFenced string
 	// Branches maps a counter to the risky branch it counts, for coverage
 	// ("publish_rollback"). A counter with a state label counts
 	// "<branch>_of_terminal" or "<branch>_in_flight" by that state.

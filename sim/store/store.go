@@ -102,7 +102,7 @@ func (s *Store) Client(group string) *redis.Client {
 			Mode: maintnotifications.ModeDisabled,
 		},
 	})
-	c.AddHook(&storeHook{s: s, group: group})
+	c.AddHook(&storeHook{s: s, group: group, resend: map[*kernel.Actor]sentAt{}})
 	s.clients = append(s.clients, c)
 	return c
 }
@@ -194,6 +194,14 @@ var handshake = map[string]bool{"hello": true, "auth": true, "select": true, "cl
 type storeHook struct {
 	s     *Store
 	group string
+	// resend holds, per actor, when its script last came back NOSCRIPT:
+	// go-redis sends it again as EVAL, and the command was issued then.
+	resend map[*kernel.Actor]sentAt
+}
+
+type sentAt struct {
+	time time.Duration
+	step uint64
 }
 
 func (h *storeHook) DialHook(next redis.DialHook) redis.DialHook { return next }
@@ -202,12 +210,12 @@ func (h *storeHook) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.Pr
 	return func(ctx context.Context, cmds []redis.Cmder) error {
 		k := h.s.k
 		a := k.Current(ctx, "redis pipeline")
-		sent := k.Now()
+		sent, sentStep := k.Now(), k.Step()
 		a.Yield()
 		err := next(ctx, cmds)
 		k.Tracef(a.Name(), "redis pipeline n=%d err=%v", len(cmds), err)
 		for _, c := range cmds {
-			h.observe(a, c, sent)
+			h.observe(a, c, c.Err(), sent, sentStep)
 		}
 		return err
 	}
@@ -260,7 +268,11 @@ func (h *storeHook) process(next redis.ProcessHook) redis.ProcessHook {
 			cmd.SetErr(kernel.ErrActorDead)
 			return kernel.ErrActorDead
 		}
-		sent := k.Now()
+		sent, sentStep := k.Now(), k.Step()
+		if first, ok := h.resend[a]; ok && name == "eval" {
+			sent, sentStep = first.time, first.step
+		}
+		delete(h.resend, a)
 		a.Yield()
 
 		args := cmd.Args()
@@ -284,6 +296,7 @@ func (h *storeHook) process(next redis.ProcessHook) redis.ProcessHook {
 			s.host.RecordFault(a, p, f, target)
 			switch f.Effect {
 			case history.EffectFailBeforeApply:
+				h.lockCommandFailed(a, p.Fact, sentStep, ErrInjected)
 				cmd.SetErr(ErrInjected)
 				k.Tracef(a.Name(), "redis %s -> injected error, not applied", target)
 				return ErrInjected
@@ -299,14 +312,18 @@ func (h *storeHook) process(next redis.ProcessHook) redis.ProcessHook {
 		}
 
 		err := next(ctx, cmd)
+		if name == "evalsha" && redis.HasErrorPrefix(err, "NOSCRIPT") {
+			h.resend[a] = sentAt{sent, sentStep}
+		}
 		line := append(k.TraceStart(a.Name()), "redis "...)
 		line = appendTarget(line, name, args)
 		line = append(line, " -> "...)
 		k.TraceEnd(appendReply(line, err))
-		h.observe(a, cmd, sent)
+		h.observe(a, cmd, err, sent, sentStep)
 		if fired {
 			switch f.Effect {
 			case history.EffectReplyLostAfterApply:
+				h.lockCommandFailed(a, p.Fact, sentStep, err)
 				cmd.SetErr(ErrInjected)
 				k.Tracef(a.Name(), "redis reply lost")
 				return ErrInjected
@@ -322,23 +339,25 @@ func (h *storeHook) process(next redis.ProcessHook) redis.ProcessHook {
 // observe records every transition the command committed (a new version, even
 // to the same state), read straight from
 // miniredis (no client, no yield).
-func (h *storeHook) observe(a *kernel.Actor, cmd redis.Cmder, sent time.Duration) {
+// err is the command's error as the hook chain returned it: inside the chain
+// go-redis has not yet set it on cmd (a NOSCRIPT reply, say).
+func (h *storeHook) observe(a *kernel.Actor, cmd redis.Cmder, err error, sent time.Duration, sentStep uint64) {
 	name := strings.ToLower(cmd.Name())
 	s := h.s
 	if readOnly[name] {
-		if cmd.Err() == nil {
+		if err == nil {
 			if fact := s.obs.Command(name, cmd.Args()); fact.Scan != "" {
 				s.hist.Scans = append(s.hist.Scans, history.Scan{Step: s.k.Step(), Time: s.k.Now(), Actor: a.Name(), State: fact.Scan})
 			}
 		}
 		return
 	}
-	if cmd.Err() != nil && !errors.Is(cmd.Err(), redis.Nil) {
+	if err != nil && !errors.Is(err, redis.Nil) {
 		return
 	}
 	fact := s.obs.Command(name, cmd.Args())
 	if fact.LockKey != "" {
-		h.observeLock(a, fact)
+		h.observeLock(a, fact, sentStep)
 		return
 	}
 	for _, key := range s.obs.Touched(h.s, name, cmd.Args()) {
@@ -357,12 +376,27 @@ func (h *storeHook) observe(a *kernel.Actor, cmd redis.Cmder, sent time.Duration
 	}
 }
 
+// lockCommandFailed records that a lock command's issuer saw an error it
+// would not have: applied (err nil) its reply was lost, and observe has just
+// recorded it; not applied, it goes with the lock commands that failed.
+func (h *storeHook) lockCommandFailed(a *kernel.Actor, fact sut.CommandFact, sentStep uint64, err error) {
+	s := h.s
+	switch {
+	case fact.LockKey == "":
+	case err == nil || errors.Is(err, redis.Nil):
+		s.hist.Locks[len(s.hist.Locks)-1].Failed = true
+	default:
+		s.hist.LockFailures = append(s.hist.LockFailures, history.LockEvent{Step: s.k.Step(), Time: s.k.Now(),
+			Actor: a.Name(), JobID: fact.JobID, Token: fact.Token, Op: fact.LockOp, SentStep: sentStep, Failed: true})
+	}
+}
+
 // observeLock records who holds a job's lock after a command on it.
-func (h *storeHook) observeLock(a *kernel.Actor, fact sut.CommandFact) {
+func (h *storeHook) observeLock(a *kernel.Actor, fact sut.CommandFact, sentStep uint64) {
 	s := h.s
 	holder, _ := h.s.Get(fact.LockKey)
 	ev := history.LockEvent{Step: s.k.Step(), Time: s.k.Now(), Actor: a.Name(), JobID: fact.JobID, Token: fact.Token,
-		Held: holder == fact.Token}
+		Op: fact.LockOp, Held: holder == fact.Token, SentStep: sentStep}
 	if ev.Held {
 		ev.Until = s.k.Now() + h.s.TTL(fact.LockKey)
 	}

@@ -78,7 +78,15 @@ func lockCommand(cmd string, a []any) (sut.CommandFact, bool) {
 	if !ok || id == "" {
 		return sut.CommandFact{}, false
 	}
-	return sut.CommandFact{JobID: id, LockKey: key, Token: fmt.Sprint(a[keyAt+1])}, true
+	op := sut.LockTake
+	if keyAt == 3 {
+		// The renewal script's ARGV is token and TTL, the release's the token.
+		op = sut.LockRelease
+		if len(a) > keyAt+2 {
+			op = sut.LockRenew
+		}
+	}
+	return sut.CommandFact{JobID: id, LockKey: key, Token: fmt.Sprint(a[keyAt+1]), LockOp: op}, true
 }
 
 // Command recognises the engine's scripts from their arguments. The

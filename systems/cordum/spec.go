@@ -37,6 +37,7 @@ func (System) Spec(o sut.Options) sut.Spec {
 		ReasonTopicMissing:        string(engine.ReasonNoPoolMappingTopic),
 		ReasonRequiresUnsatisfied: string(engine.ReasonNoPoolMappingRequires),
 		JobLock:                   true,
+		LockRenewFailures:         engine.DefaultLockRenewFailures,
 		Sweeps: []sut.Sweep{
 			{Actor: reconcilerActor, States: []string{string(engine.StateDispatched), string(engine.StateRunning)}},
 			{Actor: replayerActor, States: []string{string(engine.StatePending), string(engine.StateScheduled),
@@ -47,6 +48,7 @@ func (System) Spec(o sut.Options) sut.Spec {
 			RollbackFailures: "scheduler_dispatch_rollback_failure_total",
 			FailClosedReads:  "scheduler_state_read_fail_closed_total",
 			Published:        "scheduler_dispatch_published_total",
+			LockFenced:       "scheduler_lock_fenced_total",
 			Branches: map[string]string{
 				"scheduler_dispatch_rollback_total":         "publish_rollback",
 				"scheduler_dispatch_rollback_failure_total": "rollback_failure",
