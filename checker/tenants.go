@@ -46,9 +46,10 @@ func tenantCapRespected(c *run, cm Commit) string {
 }
 
 // tenantCapReached: a failure naming the tenant's cap needs a tenant with a
-// cap, and, for a write fenced by a job lock, one whose jobs in the active
-// states reached it at some moment of the failing handler's section (from
-// its lock take to the commit), where its pick read the count.
+// cap whose jobs in the active states reached it at some moment since the
+// job was first scheduled. The engine files the cause its picks recorded
+// when the pick at the failure cannot read the count, so the count that
+// justifies it may be an earlier pass's, not the failing section's.
 func tenantCapReached(c *run, cm Commit, job history.SubmittedJob) string {
 	sys := c.in.System
 	limit, capped := sys.TenantMaxActive[job.Tenant]
@@ -56,19 +57,16 @@ func tenantCapReached(c *run, cm Commit, job history.SubmittedJob) string {
 		return fmt.Sprintf("reason %s for a job of tenant %q, which has no cap (caps: %s)", cm.DLQ.ReasonCode,
 			job.Tenant, capsString(sys.TenantMaxActive))
 	}
-	if limit == sut.NoTenantCap || cm.State.Token == "" || !sys.JobLock {
+	first, ok := c.firstEntered(cm.Job, sys.Scheduled)
+	if limit == sut.NoTenantCap || !ok {
 		return ""
 	}
-	take, ok := c.lockTake(cm.State.Token, cm.Step)
-	if !ok {
-		return ""
-	}
-	_, most := c.tenantActiveRange(job.Tenant, take.Step, cm.Step)
+	_, most := c.tenantActiveRange(job.Tenant, first.Step, cm.Step)
 	if most.n >= limit {
 		return ""
 	}
-	return fmt.Sprintf("reason %s; tenant %q (cap %d) had at most %d jobs %s from the lock take at step %d (%s) to the failure",
-		cm.DLQ.ReasonCode, job.Tenant, limit, most.n, strings.Join(sys.TenantActive, " or "), take.Step, take.Time)
+	return fmt.Sprintf("reason %s; tenant %q (cap %d) had at most %d jobs %s from the job's first scheduling at step %d (%s) to the failure",
+		cm.DLQ.ReasonCode, job.Tenant, limit, most.n, strings.Join(sys.TenantActive, " or "), first.Step, first.Time)
 }
 
 // passBefore is the scheduling pass a dispatch commit ends: the job's move
@@ -92,19 +90,6 @@ func (c *run) passBefore(cm Commit) (history.StateChange, bool) {
 		return history.StateChange{}, false
 	}
 	return prev, true
-}
-
-// lockTake is token's first take of its lock before step.
-func (c *run) lockTake(token string, step uint64) (history.LockEvent, bool) {
-	for _, l := range c.in.History.Locks {
-		if l.Step >= step {
-			break
-		}
-		if l.Token == token && l.Held {
-			return l, true
-		}
-	}
-	return history.LockEvent{}, false
 }
 
 // tenantCount is how many of a tenant's jobs were in the active states

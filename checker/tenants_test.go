@@ -94,9 +94,9 @@ func TestTenantCapRaceBetweenPicksPasses(t *testing.T) {
 	require.Equal(t, uint64(8), v[0].Step)
 }
 
-// tenantLimited fails j2 of tenant with the tenant-limit reason in a
-// section (lock token t2) that j1, of the same tenant, is running through,
-// or not when idle is set (j1 ended before the section).
+// tenantLimited fails j2 of tenant with the tenant-limit reason after a
+// scheduling pass that j1, of the same tenant, runs through, or not when
+// idle is set (j1 ended before j2 was scheduled).
 func tenantLimited(tenant string, idle bool) *story {
 	s := newStory().submit("j1").submit("j2").ofTenant("j1", tenant).ofTenant("j2", tenant)
 	s.commit("j1", engine.StatePending).commit("j1", engine.StateScheduled).commit("j1", engine.StateDispatched).
@@ -104,20 +104,16 @@ func tenantLimited(tenant string, idle bool) *story {
 	if idle {
 		s.commit("j1", engine.StateSucceeded)
 	}
-	s.commit("j2", engine.StatePending)
-	s.tick()
-	s.h.Locks = append(s.h.Locks, history.LockEvent{Step: s.step, Time: s.at(), JobID: "j2", Token: "t2", Held: true,
-		Until: s.at() + time.Minute})
-	s.commit("j2", engine.StateFailed).by("", "t2")
-	s.dead("j2", dlqEntry(engine.StateFailed, engine.StatePending, engine.ReasonTenantLimit))
+	s.commit("j2", engine.StatePending).commit("j2", engine.StateScheduled).wait(time.Minute).commit("j2", engine.StateFailed)
+	s.dead("j2", dlqEntry(engine.StateFailed, engine.StateScheduled, engine.ReasonTenantLimit))
 	if !idle {
 		s.commit("j1", engine.StateSucceeded)
 	}
 	return s
 }
 
-// The tenant-limit reason needs a capped tenant at its cap while the
-// failing handler held the job's lock.
+// The tenant-limit reason needs a capped tenant that reached its cap while
+// the job waited to be placed.
 func TestTenantLimitReasonAgainstTheTrueCause(t *testing.T) {
 	require.Empty(t, tenantLimited("acme", false).checkSystem(capped1).Violations, "the legal shape")
 
@@ -127,5 +123,5 @@ func TestTenantLimitReasonAgainstTheTrueCause(t *testing.T) {
 
 	v = only(tenantLimited("acme", true).checkSystem(capped1), "dlq_true_cause")
 	require.Len(t, v, 1)
-	require.Contains(t, v[0].Message, `tenant "acme" (cap 1) had at most 0 jobs DISPATCHED or RUNNING from the lock take`)
+	require.Contains(t, v[0].Message, `tenant "acme" (cap 1) had at most 0 jobs DISPATCHED or RUNNING from the job's first scheduling`)
 }
