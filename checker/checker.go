@@ -226,6 +226,9 @@ type run struct {
 	// jobStates is the committed history per job, in step order.
 	jobStates map[string][]history.StateChange
 	jobIDs    []string
+	// tenantActive is each tenant's count of active jobs over the run,
+	// built when a guard first asks.
+	tenantActive map[string][]tenantCount
 }
 
 func (c *run) violate(layer Layer, checker, job string, step uint64, t time.Duration, format string, args ...any) {

@@ -63,9 +63,19 @@ var Guards = []Guard{
 		Applies: func(s sut.Spec) bool { return s.Failed != "" }, Enabled: dlqEntryMatches},
 	{Name: "dlq_entry", On: CommitDLQ, Says: "only a job that ended FAILED or TIMEOUT has a DLQ entry",
 		Applies: func(s sut.Spec) bool { return s.Failed != "" }, Enabled: dlqEntryOfAFailure},
-	{Name: "dlq_true_cause", On: CommitDLQ, Says: "a routing reason code names the routing in force: topic-missing only when the topic has no pool, requires-unsatisfied only when it has one and none offers the job's requires",
-		Applies: func(s sut.Spec) bool { return s.ReasonTopicMissing != "" || s.ReasonRequiresUnsatisfied != "" },
+	{Name: "dlq_true_cause", On: CommitDLQ, Says: "a reason code names the true cause: topic-missing only when the routing in force maps the topic to no pool, requires-unsatisfied only when it maps it and no pool offers the job's requires, tenant-limit only for a capped tenant that reached its cap, invalid-request exactly for a job submitted without a topic",
+		Applies: func(s sut.Spec) bool {
+			return s.ReasonTopicMissing != "" || s.ReasonRequiresUnsatisfied != "" || s.ReasonTenantLimit != "" ||
+				s.ReasonInvalidRequest != ""
+		},
 		Enabled: dlqTrueCause},
+	{Name: "tenant_cap", On: CommitState, Says: "a capped tenant's job is dispatched only by a pass that could have found fewer than the cap of the tenant's jobs active",
+		Applies: func(s sut.Spec) bool { return len(s.TenantMaxActive) > 0 && len(s.TenantActive) > 0 },
+		Enabled: tenantCapRespected},
+	{Name: "invalid_request_refused", On: CommitState, Says: "a job submitted without a topic only ever fails (or is cancelled first)",
+		Applies: func(s sut.Spec) bool { return s.ReasonInvalidRequest != "" }, Enabled: invalidRequestRefused},
+	{Name: "invalid_request_refused", On: CommitPublish, Says: "a job submitted without a topic is never dispatched",
+		Applies: func(s sut.Spec) bool { return s.ReasonInvalidRequest != "" }, Enabled: invalidRequestRefused},
 	{Name: "timeout_not_early", On: CommitState, Says: "no TIMEOUT before the configured timeout elapsed in true time since the state was entered",
 		Applies: func(s sut.Spec) bool { return s.TimedOut != "" }, Enabled: timeoutNotEarly},
 	{Name: "grace_not_early", On: CommitDLQ, Says: "no grace-window failure before the grace window elapsed in true time since the job was first scheduled",
@@ -214,18 +224,34 @@ func dlqEntryOfAFailure(c *run, cm Commit) string {
 	return ""
 }
 
-// dlqTrueCause: routing reason codes name the true cause, from the routing
-// in force when the job was last scheduled or when it failed (a rollout
-// between the two may justify either), on the replica that acted (one on its
-// own config routes by its own).
+// dlqTrueCause: reason codes name the true cause. A job submitted without a
+// topic fails with the invalid-request code, and only such a job does; the
+// tenant-limit code needs a capped tenant that reached its cap
+// (tenantCapReached); routing codes name the routing in force when the job
+// was last scheduled or when it failed (a rollout between the two may
+// justify either), on the replica that acted (one on its own config routes
+// by its own).
 func dlqTrueCause(c *run, cm Commit) string {
 	sys := c.in.System
 	code := cm.DLQ.ReasonCode
-	if code == "" || code != sys.ReasonTopicMissing && code != sys.ReasonRequiresUnsatisfied {
-		return ""
-	}
 	job, ok := c.submitted(cm.Job)
 	if !ok {
+		return ""
+	}
+	if invalid := sys.ReasonInvalidRequest; invalid != "" {
+		switch {
+		case job.Topic == "" && code != invalid:
+			return fmt.Sprintf("reason %s for a job submitted without a topic; true cause %s", orNone(code), invalid)
+		case job.Topic == "":
+			return ""
+		case code == invalid:
+			return fmt.Sprintf("reason %s for a job submitted on topic %q", code, job.Topic)
+		}
+	}
+	if code != "" && code == sys.ReasonTenantLimit {
+		return tenantCapReached(c, cm, job)
+	}
+	if code == "" || code != sys.ReasonTopicMissing && code != sys.ReasonRequiresUnsatisfied {
 		return ""
 	}
 	var seen []string

@@ -49,10 +49,12 @@ type History struct {
 }
 
 // SubmittedJob is a job a gateway client submitted; Accepted when the broker
-// stored its request.
+// stored its request. Topic is "" for a malformed request (one the system
+// must refuse), Tenant "" for a job of no tenant.
 type SubmittedJob struct {
 	JobID    string
 	Topic    string
+	Tenant   string `json:",omitempty"`
 	At       time.Duration
 	Accepted bool
 	Requires []string

@@ -84,6 +84,7 @@ func All() []Scenario {
 			Seeds: SeedRange{First: 3200, Count: 4},
 		},
 		placement,
+		tenants,
 		{
 			Name:   "idempotency-reservation",
 			Source: "seed 002",

@@ -151,7 +151,8 @@ func (w *World) replicaOptions(i int) sut.Options {
 // loosestSpec is the system's promise under the world's options where every
 // replica may act: with replicas on other configs, the shortest timeout,
 // grace window and retry cap any of them runs with, so a lower bound holds
-// the fastest replica to its own setting and no faster.
+// the fastest replica to its own setting and no faster; and each tenant's
+// largest cap, none (sut.NoTenantCap) where some replica has none.
 func loosestSpec(cfg Config) sut.Spec {
 	spec := cfg.System.Spec(cfg.Options)
 	for _, o := range cfg.ReplicaOptions {
@@ -161,5 +162,39 @@ func loosestSpec(cfg Config) sut.Spec {
 		spec.PickGrace = min(spec.PickGrace, s.PickGrace)
 		spec.MaxSchedulingRetries = min(spec.MaxSchedulingRetries, s.MaxSchedulingRetries)
 	}
+	var running []sut.Spec // the spec each replica runs with
+	for i := range cfg.Replicas {
+		if o, own := cfg.ReplicaOptions[i+1]; own {
+			running = append(running, cfg.System.Spec(o))
+		} else {
+			running = append(running, cfg.System.Spec(cfg.Options))
+		}
+	}
+	spec.TenantMaxActive = loosestCaps(running)
 	return spec
+}
+
+// loosestCaps merges the tenant caps the replicas run with: a tenant keeps
+// its largest cap, and gets sut.NoTenantCap where some replica leaves it
+// uncapped.
+func loosestCaps(running []sut.Spec) map[string]int {
+	var out map[string]int
+	for _, s := range running {
+		for tenant := range s.TenantMaxActive {
+			if out == nil {
+				out = map[string]int{}
+			}
+			out[tenant] = 0
+		}
+	}
+	for tenant := range out {
+		for _, s := range running {
+			n, ok := s.TenantMaxActive[tenant]
+			if !ok {
+				n = sut.NoTenantCap
+			}
+			out[tenant] = max(out[tenant], n)
+		}
+	}
+	return out
 }

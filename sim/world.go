@@ -83,10 +83,13 @@ func (c Config) withDefaults() Config {
 	c.Options.RunLimit = max(c.Options.RunLimit, c.Workload.RunLimit, 1)
 	own := make(map[int]sut.Options, len(c.ReplicaOptions))
 	for n, o := range c.ReplicaOptions {
-		// A replica's own options keep the world's routing and run limit
-		// unless they name their own.
+		// A replica's own options keep the world's routing, tenant caps and
+		// run limit unless they name their own.
 		if o.Routing.Topics == nil {
 			o.Routing = c.Options.Routing
+		}
+		if o.TenantMaxActive == nil {
+			o.TenantMaxActive = c.Options.TenantMaxActive
 		}
 		o.RunLimit = max(o.RunLimit, c.Options.RunLimit)
 		own[n] = o

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/dispatchsim/dispatchsim/sim/kernel"
+	"github.com/dispatchsim/dispatchsim/sut"
 	"github.com/dispatchsim/dispatchsim/systems/cordum"
 )
 
@@ -76,4 +77,64 @@ func TestEngineRunsOnVirtualTime(t *testing.T) {
 	require.NoError(t, res.Err)
 	wall := time.Since(start)
 	require.Greater(t, res.History.End, 100*wall, "virtual %s vs wall %s", res.History.End, wall)
+}
+
+// Jobs carry their tenants to the engine, which holds a capped tenant to its
+// cap, and a job submitted without a topic is failed as invalid, never run.
+func TestWorldCarriesTenantsAndRequestsWithoutATopic(t *testing.T) {
+	w := NewWorld(Config{System: cordum.System{}, Seed: 3,
+		Workload: Workload{Jobs: 24, SubmitWindow: 20 * time.Second, Tenants: 2, InvalidRate: 0.2},
+		Workers:  WorkerProfile{JobDurationMin: 10 * time.Second, JobDurationMax: 20 * time.Second},
+		Options:  sut.Options{TenantMaxActive: map[string]int{"tenant-1": 1}}})
+	require.Equal(t, map[string]int{"tenant-1": 1}, w.Spec().TenantMaxActive)
+	res := w.Run()
+	require.NoError(t, res.Err)
+	spec := w.Spec()
+	tenant := map[string]string{}
+	invalid := 0
+	for _, j := range res.History.Submitted {
+		tenant[j.JobID] = j.Tenant
+		if j.Topic != "" {
+			require.Equal(t, spec.Succeeded, res.Final[j.JobID].State, j.JobID)
+			continue
+		}
+		invalid++
+		require.Equal(t, spec.Failed, res.Final[j.JobID].State, j.JobID)
+		require.Equal(t, spec.ReasonInvalidRequest, res.DLQ[j.JobID].ReasonCode, j.JobID)
+	}
+	require.Positive(t, invalid)
+	for _, e := range res.History.Executions {
+		require.NotEmpty(t, tenant[e.JobID], "job %s ran without its tenant", e.JobID)
+	}
+	// tenant-1 never had two jobs in flight at once; tenant-2 did.
+	active, most := map[string]map[string]bool{}, map[string]int{}
+	for _, s := range res.History.States {
+		tn := tenant[s.JobID]
+		if active[tn] == nil {
+			active[tn] = map[string]bool{}
+		}
+		active[tn][s.JobID] = s.To == spec.Dispatched || s.To == spec.Running
+		n := 0
+		for _, on := range active[tn] {
+			if on {
+				n++
+			}
+		}
+		most[tn] = max(most[tn], n)
+	}
+	require.Equal(t, 1, most["tenant-1"])
+	require.Greater(t, most["tenant-2"], 1)
+}
+
+// A tenant keeps its largest cap across replicas, and none where a replica
+// runs without one.
+func TestLoosestCapsAcrossReplicaOptions(t *testing.T) {
+	spec := loosestSpec(Config{System: cordum.System{}, Replicas: 3,
+		Options: sut.Options{TenantMaxActive: map[string]int{"a": 1, "b": 2}},
+		ReplicaOptions: map[int]sut.Options{
+			2: {TenantMaxActive: map[string]int{"a": 3, "b": 1, "c": 4}},
+			9: {TenantMaxActive: map[string]int{"d": 1}}, // no such replica
+		}})
+	require.Equal(t, map[string]int{"a": 3, "b": 2, "c": sut.NoTenantCap}, spec.TenantMaxActive)
+	require.Nil(t, loosestSpec(Config{System: cordum.System{}, Replicas: 2}).TenantMaxActive)
 }

@@ -25,6 +25,9 @@ type Options struct {
 	// RunLimit is an org's max concurrent workflow runs.
 	RunLimit int
 	Routing  Routing
+	// TenantMaxActive caps how many of a tenant's jobs may be in flight
+	// (dispatched or running) at once; a tenant it does not name has no cap.
+	TenantMaxActive map[string]int `json:",omitempty"`
 }
 
 // Routing maps topics to pools and pools to the capabilities they need.
@@ -107,6 +110,14 @@ func (o Options) String() string {
 		}
 		sort.Strings(byTopic)
 		out += " dispatch_timeout_by_topic=" + strings.Join(byTopic, ",")
+	}
+	if len(o.TenantMaxActive) > 0 {
+		var caps []string
+		for t, n := range o.TenantMaxActive {
+			caps = append(caps, t+":"+strconv.Itoa(n))
+		}
+		sort.Strings(caps)
+		out += " tenant_max_active=" + strings.Join(caps, ",")
 	}
 	return out
 }

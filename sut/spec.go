@@ -1,6 +1,9 @@
 package sut
 
-import "time"
+import (
+	"math"
+	"time"
+)
 
 // Spec is what a system promises, as data the checkers hold a run to.
 type Spec struct {
@@ -53,6 +56,20 @@ type Spec struct {
 	// ReasonDispatchTimeout and ReasonRunningTimeout are the DLQ reason codes
 	// of a job timed out from Dispatched and from Running ("": none).
 	ReasonDispatchTimeout, ReasonRunningTimeout string
+	// ReasonInvalidRequest is the DLQ reason code of a job request the
+	// system refuses as malformed, one without a topic: it fails the job and
+	// never dispatches it ("" when the system has no such code).
+	ReasonInvalidRequest string
+	// TenantMaxActive caps each tenant it names: the system dispatches a
+	// job of that tenant only while fewer than the cap of the tenant's jobs
+	// are in a TenantActive state (nil: no caps). ReasonTenantLimit is the
+	// DLQ reason code of a job that could not be placed under its tenant's
+	// cap. In a world whose replicas run different caps the world's spec
+	// holds the loosest: the largest, or NoTenantCap where a replica caps
+	// the tenant not at all.
+	TenantMaxActive   map[string]int
+	TenantActive      []string
+	ReasonTenantLimit string
 	// DLQSubject is the bus subject a stored dead-letter entry is announced
 	// on, by the handler that stored it ("" when the system announces none).
 	DLQSubject string
@@ -102,6 +119,11 @@ type Sweep struct {
 	States []string
 	After  time.Duration
 }
+
+// NoTenantCap in Spec.TenantMaxActive names a tenant some replica caps and
+// another does not: a cap no dispatch is held to, still a tenant whose jobs
+// may fail on the cap.
+const NoTenantCap = math.MaxInt
 
 // Overload are the load levels at or above which a worker takes no new job,
 // as its heartbeats report them: running jobs over its parallel limit, and

@@ -26,9 +26,11 @@ type Replica interface {
 	SetRouting(r Routing)
 }
 
-// Job is what a client submits.
+// Job is what a client submits. Tenant is whom the job runs for (""
+// none): a system may cap a tenant's jobs in flight (Options.TenantMaxActive).
 type Job struct {
 	ID, Topic string
+	Tenant    string
 	Requires  []string
 }
 

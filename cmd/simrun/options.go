@@ -49,6 +49,10 @@ func configOptions(sc scenarios.Scenario, cfg sim.Config, seed uint64) []reports
 			strings.Join(wl.Topics, ","), wl.Requires),
 		opt("phases", "fault=%s heal_bound=%s drain=%s", cfg.FaultPhase, cfg.HealBound, cfg.Drain),
 	}
+	if wl.Tenants > 0 || wl.InvalidRate > 0 {
+		// Their caps are the system's options (tenant_max_active).
+		out = append(out, opt("requests", "tenants=%d invalid_rate=%.2f", wl.Tenants, wl.InvalidRate))
+	}
 	if wl.Runs > 0 {
 		out = append(out, opt("workflow runs", "runs=%d keys=%d limit=%d", wl.Runs, wl.RunKeys, wl.RunLimit))
 	}

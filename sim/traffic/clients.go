@@ -107,7 +107,7 @@ func (c *Clients) submit(ctx context.Context, client int, req sut.Job) {
 	k := c.k
 	a := kernel.ActorOf(ctx)
 	op := history.ClientOp{Client: client, Kind: history.OpSubmit, Key: req.ID, Input: req.Topic, Call: k.Now(), CallStep: k.Step()}
-	job := history.SubmittedJob{JobID: req.ID, Topic: req.Topic, At: k.Now(), Requires: req.Requires}
+	job := history.SubmittedJob{JobID: req.ID, Topic: req.Topic, Tenant: req.Tenant, At: k.Now(), Requires: req.Requires}
 	var err error
 	for try := 0; try < 5; try++ {
 		if err = c.gateway.Submit(ctx, req); err == nil {

@@ -60,3 +60,45 @@ func TestClientsRecordOperationsAndAcceptedJobs(t *testing.T) {
 	require.NoError(t, env.Kernel.Run(20*time.Minute, nil))
 	require.Len(t, h.Submitted, 4)
 }
+
+// planned runs a workload's clients to the end and returns what they
+// submitted, in submit order.
+func planned(t *testing.T, wl Workload) []history.SubmittedJob {
+	env, _, _ := kerneltest.NewEnv(t, 7, false, cordum.System{}.Observer())
+	s := store.New(env, sut.Spec{})
+	t.Cleanup(s.Close)
+	c := New(env, s, gateway{pub: bus.New(env, history.BusConfig{}).Publisher("clients")}, wl.WithDefaults(), time.Minute)
+	c.Plan()
+	require.NoError(t, env.Kernel.Run(10*time.Minute, nil))
+	return env.History.Submitted
+}
+
+// Tenants and topic-less requests come from their own PRNG: a workload that
+// adds them submits the same jobs at the same times, and those it leaves
+// valid on the same topics.
+func TestTenantsAndInvalidRequestsLeaveTheOtherDrawsAlone(t *testing.T) {
+	wl := Workload{Jobs: 40, Topics: []string{"default", "gpu", "batch"}}
+	plain := planned(t, wl)
+	wl.Tenants, wl.InvalidRate = 3, 0.2
+	mixed := planned(t, wl)
+	require.Len(t, mixed, len(plain))
+	tenants, invalid := map[string]int{}, 0
+	for i, j := range mixed {
+		p := plain[i]
+		require.Equal(t, p.JobID, j.JobID)
+		require.Equal(t, p.At, j.At, j.JobID)
+		require.Empty(t, p.Tenant)
+		tenants[j.Tenant]++
+		if j.Topic == "" {
+			invalid++
+			require.Empty(t, j.Requires, "a request without a topic requires nothing")
+			continue
+		}
+		require.Equal(t, p.Topic, j.Topic, j.JobID)
+		require.Equal(t, p.Requires, j.Requires, j.JobID)
+	}
+	require.Len(t, tenants, 3, "every tenant draws jobs: %v", tenants)
+	require.NotContains(t, tenants, "")
+	require.Positive(t, invalid)
+	require.Less(t, invalid, 20)
+}

@@ -26,6 +26,12 @@ type Workload struct {
 	// Requires maps a topic to the capabilities its jobs require (default:
 	// "gpu" jobs require "gpu").
 	Requires map[string][]string
+	// Tenants is how many tenants the jobs belong to ("tenant-1" to
+	// "tenant-N"), drawn per job; 0: jobs carry no tenant.
+	Tenants int
+	// InvalidRate is the share of jobs submitted without a topic: malformed
+	// requests the system must refuse, never dispatch.
+	InvalidRate float64
 	// Scripted plans nothing: a driver submits, reads, cancels and starts runs
 	// through a sim.Driver between calls to Advance.
 	Scripted bool
@@ -49,6 +55,9 @@ func (wl Workload) WithDefaults() Workload {
 	return wl
 }
 
+// TenantName names the workload's i-th tenant (from 0).
+func TenantName(i int) string { return fmt.Sprintf("tenant-%d", i+1) }
+
 // Plan schedules the workload's clients: submits, cancels, status reads and
 // run starts, drawn from the "workload" PRNG. A scripted workload plans none.
 func (c *Clients) Plan() {
@@ -57,6 +66,9 @@ func (c *Clients) Plan() {
 		return
 	}
 	rng := c.seeds.Child("workload")
+	// Tenants and malformed requests draw from their own PRNG, so a workload
+	// without them draws exactly what it drew before they existed.
+	tenants := c.seeds.Child("workload-tenants")
 	for i := range wl.Jobs {
 		id := fmt.Sprintf("j-%d", i+1)
 		at := time.Duration(rng.Int64N(int64(wl.SubmitWindow)))
@@ -64,6 +76,12 @@ func (c *Clients) Plan() {
 		req := sut.Job{ID: id, Topic: topic, Requires: wl.Requires[topic]}
 		if wl.Requires == nil && topic == "gpu" {
 			req.Requires = []string{"gpu"}
+		}
+		if wl.Tenants > 0 {
+			req.Tenant = TenantName(tenants.IntN(wl.Tenants))
+		}
+		if wl.InvalidRate > 0 && tenants.Float64() < wl.InvalidRate {
+			req.Topic, req.Requires = "", nil
 		}
 		c.pending++
 		c.k.At(at, func() { c.k.Spawn("clients", "submit-"+id, func(ctx context.Context) { c.submit(ctx, i, req) }) })

@@ -23,6 +23,9 @@ func (System) Spec(o sut.Options) sut.Spec {
 		ReasonWorkerFailed:    string(engine.ReasonJobFailed),
 		ReasonDispatchTimeout: string(engine.ReasonDispatchTimeout),
 		ReasonRunningTimeout:  string(engine.ReasonRunningTimeout),
+		ReasonInvalidRequest:  string(engine.ReasonInvalidRequest),
+		ReasonTenantLimit:     string(engine.ReasonTenantLimit),
+		TenantActive:          []string{string(engine.StateDispatched), string(engine.StateRunning)},
 		DLQSubject:            engine.SubjectDLQ,
 		Overload:              sut.Overload{LoadRatio: engine.OverloadLoadRatio, CPU: engine.OverloadCPU, GPU: engine.OverloadGPU},
 		LeastLoaded:           true,
@@ -74,6 +77,14 @@ func (System) Spec(o sut.Options) sut.Spec {
 				s.DispatchTimeoutByTopic = map[string]time.Duration{}
 			}
 			s.DispatchTimeoutByTopic[topic] = d
+		}
+	}
+	for tenant, n := range o.TenantMaxActive {
+		if tenant != "" { // the engine caps no job of no tenant
+			if s.TenantMaxActive == nil {
+				s.TenantMaxActive = map[string]int{}
+			}
+			s.TenantMaxActive[tenant] = n
 		}
 	}
 	if o.RunningTimeout != 0 {

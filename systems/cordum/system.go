@@ -41,6 +41,7 @@ func config(p sut.Ports, o sut.Options) engine.Config {
 		MaxSchedulingRetries:   o.MaxSchedulingRetries,
 		DedupWindow:            o.DedupWindow,
 		LockTTL:                o.LockTTL,
+		TenantMaxActive:        o.TenantMaxActive,
 	}
 }
 
@@ -117,7 +118,7 @@ type gateway struct {
 }
 
 func (g *gateway) Submit(ctx context.Context, j sut.Job) error {
-	b, err := jsonBytes(engine.JobRequest{JobID: j.ID, Topic: j.Topic, Requires: j.Requires})
+	b, err := jsonBytes(engine.JobRequest{JobID: j.ID, Topic: j.Topic, Tenant: j.Tenant, Requires: j.Requires})
 	if err != nil {
 		return err
 	}

@@ -9,7 +9,8 @@ import (
 // SCHEDULED and DISPATCHED written by one script (observed as one move into
 // DISPATCHED, which passed through SCHEDULED and counts an attempt); no
 // DISPATCHED -> SCHEDULED rollback; dispatches published by a relay after the
-// commit; no rollback or fail-closed counters; no run admission.
+// commit; no rollback or fail-closed counters; no run admission; no tenant
+// caps. Like engine/, it fails a request without a topic as invalid.
 func (System) Spec(o sut.Options) sut.Spec {
 	st := func(s dispatch.JobState) string { return string(s) }
 	s := sut.Spec{
@@ -25,6 +26,7 @@ func (System) Spec(o sut.Options) sut.Spec {
 		RunningTimeout:       dispatch.DefaultRunningTimeout,
 		MaxSchedulingRetries: dispatch.DefaultMaxSchedulingRetries,
 		ReasonTopicMissing:   string(dispatch.ReasonNoPoolMappingTopic),
+		ReasonInvalidRequest: string(dispatch.ReasonInvalidRequest),
 		PublishFromRelay:     true,
 		// dispatch.Consumer keeps the ids it ran in the store.
 		WorkersDedupDurably: true,

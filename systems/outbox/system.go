@@ -80,7 +80,7 @@ type gateway struct {
 }
 
 func (g *gateway) Submit(ctx context.Context, j sut.Job) error {
-	b, err := json.Marshal(dispatch.JobRequest{JobID: j.ID, Topic: j.Topic})
+	b, err := json.Marshal(dispatch.JobRequest{JobID: j.ID, Topic: j.Topic, Tenant: j.Tenant})
 	if err != nil {
 		return err
 	}

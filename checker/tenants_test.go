@@ -1,0 +1,127 @@
+package checker
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/dispatchsim/dispatchsim/engine"
+	"github.com/dispatchsim/dispatchsim/history"
+	"github.com/dispatchsim/dispatchsim/sut"
+	"github.com/dispatchsim/dispatchsim/systems/cordum"
+)
+
+// capped1 is the engine's promise with tenant "acme" capped at one job in flight.
+var capped1 = cordum.System{}.Spec(sut.Options{TenantMaxActive: map[string]int{"acme": 1}})
+
+// ofTenant sets the tenant of a submitted job.
+func (s *story) ofTenant(job, tenant string) *story {
+	for i := range s.h.Submitted {
+		if s.h.Submitted[i].JobID == job {
+			s.h.Submitted[i].Tenant = tenant
+		}
+	}
+	return s
+}
+
+// by says who made the last commit: its actor, and the lock token it was
+// fenced with (held by that token when it landed).
+func (s *story) by(actor, token string) *story {
+	last := &s.h.States[len(s.h.States)-1]
+	last.Actor, last.Token, last.Holder = actor, token, token
+	return s
+}
+
+// twoOfATenant runs j1 and j2 of one tenant to SUCCEEDED: j2's scheduling
+// pass starts while j1 runs; j1 ends before j2's dispatch when ends is set,
+// after it otherwise.
+func twoOfATenant(tenant string, ends bool) *story {
+	s := newStory().submit("j1").submit("j2").ofTenant("j1", tenant).ofTenant("j2", tenant)
+	s.commit("j1", engine.StatePending).commit("j1", engine.StateScheduled).commit("j1", engine.StateDispatched).
+		publish("j1", 0, history.PublishStored).commit("j1", engine.StateRunning).execute("j1", 0, "d-j1")
+	s.commit("j2", engine.StatePending).commit("j2", engine.StateScheduled)
+	if ends {
+		s.commit("j1", engine.StateSucceeded)
+	}
+	s.commit("j2", engine.StateDispatched).publish("j2", 0, history.PublishStored).commit("j2", engine.StateRunning).
+		execute("j2", 0, "d-j2")
+	if !ends {
+		s.commit("j1", engine.StateSucceeded)
+	}
+	return s.commit("j2", engine.StateSucceeded)
+}
+
+// A dispatch whose whole pick window had the tenant at its cap is caught;
+// one whose window saw a slot free up is not, and neither is a tenant
+// without a cap.
+func TestDispatchOverTheTenantCapIsCaught(t *testing.T) {
+	require.Empty(t, twoOfATenant("acme", true).checkSystem(capped1).Violations, "j1 ended inside j2's pick window")
+	require.Empty(t, twoOfATenant("other", false).checkSystem(capped1).Violations, "no cap")
+	require.Empty(t, twoOfATenant("acme", false).checkSystem(cordumSpec).Violations, "a world without caps")
+
+	v := only(twoOfATenant("acme", false).checkSystem(capped1), "tenant_cap")
+	require.Len(t, v, 1)
+	require.Equal(t, "j2", v[0].Job)
+	require.Contains(t, v[0].Message, `tenant "acme" (cap 1) had 1 or more jobs DISPATCHED or RUNNING`)
+	require.Contains(t, v[0].Message, "from the scheduling pass at step 10 (10s) to the dispatch; fewest at step 10: j1")
+
+	loose := capped1
+	loose.TenantMaxActive = map[string]int{"acme": sut.NoTenantCap}
+	require.Empty(t, twoOfATenant("acme", false).checkSystem(loose).Violations, "a replica without the cap may dispatch it")
+}
+
+// Two replicas race: j1's dispatch lands inside j2's pick window, after
+// j2's pass began with the tenant under its cap. Each pick may have read
+// the count before the other's dispatch: not a finding.
+func TestTenantCapRaceBetweenPicksPasses(t *testing.T) {
+	s := newStory().submit("j1").submit("j2").ofTenant("j1", "acme").ofTenant("j2", "acme")
+	s.commit("j1", engine.StatePending).commit("j2", engine.StatePending).
+		commit("j1", engine.StateScheduled).by("replica-1/h", "t1").commit("j2", engine.StateScheduled).by("replica-2/h", "t2").
+		commit("j1", engine.StateDispatched).by("replica-1/h", "t1").commit("j2", engine.StateDispatched).by("replica-2/h", "t2")
+	require.Empty(t, only(s.checkSystem(capped1), "tenant_cap"))
+
+	// The same dispatch by a handler whose pass was another's is not a pick
+	// the checker can place: a job parked after a rollback is not judged.
+	s = newStory().submit("j1").submit("j2").ofTenant("j1", "acme").ofTenant("j2", "acme")
+	s.commit("j1", engine.StatePending).commit("j1", engine.StateScheduled).commit("j1", engine.StateDispatched).
+		commit("j2", engine.StatePending).commit("j2", engine.StateScheduled).by("replica-1/h", "t1").
+		commit("j2", engine.StateDispatched).by("replica-1/h", "t1").
+		commit("j2", engine.StateScheduled).by("replica-1/h", "t1").
+		commit("j2", engine.StateDispatched).by("replica-2/h", "t2")
+	v := only(s.checkSystem(capped1), "tenant_cap")
+	require.Len(t, v, 1, "the first dispatch is a pass's, the parked one after the rollback is not judged")
+	require.Equal(t, uint64(8), v[0].Step)
+}
+
+// tenantLimited fails j2 of tenant with the tenant-limit reason after a
+// scheduling pass that j1, of the same tenant, runs through, or not when
+// idle is set (j1 ended before j2 was scheduled).
+func tenantLimited(tenant string, idle bool) *story {
+	s := newStory().submit("j1").submit("j2").ofTenant("j1", tenant).ofTenant("j2", tenant)
+	s.commit("j1", engine.StatePending).commit("j1", engine.StateScheduled).commit("j1", engine.StateDispatched).
+		publish("j1", 0, history.PublishStored).commit("j1", engine.StateRunning).execute("j1", 0, "d-j1")
+	if idle {
+		s.commit("j1", engine.StateSucceeded)
+	}
+	s.commit("j2", engine.StatePending).commit("j2", engine.StateScheduled).wait(time.Minute).commit("j2", engine.StateFailed)
+	s.dead("j2", dlqEntry(engine.StateFailed, engine.StateScheduled, engine.ReasonTenantLimit))
+	if !idle {
+		s.commit("j1", engine.StateSucceeded)
+	}
+	return s
+}
+
+// The tenant-limit reason needs a capped tenant that reached its cap while
+// the job waited to be placed.
+func TestTenantLimitReasonAgainstTheTrueCause(t *testing.T) {
+	require.Empty(t, tenantLimited("acme", false).checkSystem(capped1).Violations, "the legal shape")
+
+	v := only(tenantLimited("other", false).checkSystem(capped1), "dlq_true_cause")
+	require.Len(t, v, 1)
+	require.Contains(t, v[0].Message, `reason tenant_limit for a job of tenant "other", which has no cap (caps: acme:1)`)
+
+	v = only(tenantLimited("acme", true).checkSystem(capped1), "dlq_true_cause")
+	require.Len(t, v, 1)
+	require.Contains(t, v[0].Message, `tenant "acme" (cap 1) had at most 0 jobs DISPATCHED or RUNNING from the job's first scheduling`)
+}
