@@ -72,6 +72,7 @@ func namedPoints() map[string]*sim.Point {
 		"cancel":                transitionPoint("replica-2", "RUNNING", "CANCELLED", "tok"),
 		"timeout unfenced":      transitionPoint("replica-1", "DISPATCHED", "TIMEOUT", ""),
 		"lock renew script":     redisPoint("replica-1", "evalsha", true, "aaaa", 1, "cordum:scheduler:job:j-1", "tok", "60000"),
+		"timer lock renewal":    onTimer(redisPoint("replica-1", "evalsha", true, "aaaa", 1, "cordum:scheduler:job:j-1", "tok", "60000")),
 		"other 4-key script":    redisPoint("replica-1", "evalsha", true, "bbbb", 4, "wf:run:r1", "a", "b", "c", "r1", "SCHEDULED", 1, "DISPATCHED"),
 		"replica publish":       busPoint(sim.PointPublish, "replica-1", "worker.w1.jobs", "j-1"),
 		"client publish":        busPoint(sim.PointPublish, "clients", "sys.job.submit", "j-1"),
@@ -93,9 +94,9 @@ func namedPoints() map[string]*sim.Point {
 
 var (
 	replicaRedis = []string{"replica hset", "replica hget", "create pending", "schedule", "dispatch", "running",
-		"rollback", "cancel", "timeout unfenced", "lock renew script", "other 4-key script"}
+		"rollback", "cancel", "timeout unfenced", "lock renew script", "timer lock renewal", "other 4-key script"}
 	replicaWrites = []string{"replica hset", "create pending", "schedule", "dispatch", "running", "rollback", "cancel",
-		"timeout unfenced", "lock renew script", "other 4-key script"}
+		"timeout unfenced", "lock renew script", "timer lock renewal", "other 4-key script"}
 	gatewayWrites = []string{"gateway reserve", "gateway takeover", "gateway release", "gateway create run"}
 	storeAll      = append(append(append([]string{}, replicaRedis...), "client hget", "client set", "gateway hget"), gatewayWrites...)
 	storeReads    = []string{"replica hget", "client hget", "gateway hget"}
@@ -140,6 +141,7 @@ func TestAvailabilityFilters(t *testing.T) {
 		"GatewayCrashAfterReserve":       {"gateway reserve", "gateway takeover"},
 		"AdmissionWriteFailsBeforeApply": gatewayWrites,
 		"CancelWriteFails":               {"cancel"},
+		"LockRenewalFails":               {"timer lock renewal"},
 		// Setup kinds act on the world, never at a point.
 		"ClockSkew":                nil,
 		"PoolMappingMissing":       nil,

@@ -68,6 +68,12 @@ func redisPoint(group, cmd string, write bool, args ...any) *sim.Point {
 	return withFacts(p)
 }
 
+// onTimer makes p a point of a timer's actor (a lock renewal in the background).
+func onTimer(p *sim.Point) *sim.Point {
+	p.Actor = p.Group + "/timer#3"
+	return p
+}
+
 // cordumSpec is the spec the fault points are matched against.
 var cordumSpec = cordum.System{}.Spec(sut.Options{})
 

@@ -216,7 +216,7 @@ func Swarm(rng *rand.Rand) Options {
 
 // swarmAppended are the kinds that joined the swarm after its seeds were
 // pinned, in the order they joined.
-var swarmAppended = []string{"CancelWriteFails"}
+var swarmAppended = []string{"CancelWriteFails", "LockRenewalFails"}
 
 // swarmOrder is the catalog in the order Swarm draws it: by name, then the
 // appended kinds.

@@ -125,6 +125,7 @@ func All() []Scenario {
 			Seeds:   SeedRange{First: 5000, Count: 10},
 		},
 		pauseMidDispatch,
+		lockRenewals,
 		{
 			Name:        "ambiguous-publish-dedup",
 			Source:      "seed 000",
