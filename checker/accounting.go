@@ -1,7 +1,11 @@
 package checker
 
 import (
+	"maps"
+	"math"
+	"slices"
 	"sort"
+	"strings"
 
 	dto "github.com/prometheus/client_model/go"
 
@@ -76,7 +80,7 @@ func checkDLQAnnounced(c *run) {
 	}
 	for _, id := range c.jobIDs {
 		end, ok := c.dlqCommit(id)
-		if !ok || announced[id] || c.replyLost(end) || c.crashedSince(end.Actor, end.Step) {
+		if !ok || announced[id] || c.replyLost(end) || c.wentDownSince(end.Actor, end.Step) {
 			continue
 		}
 		c.violate(LayerInvariants, "dlq_announced", id, end.Step, end.Time,
@@ -99,17 +103,6 @@ func (c *run) dlqCommit(job string) (history.StateChange, bool) {
 func (c *run) replyLost(s history.StateChange) bool {
 	for _, f := range c.in.History.Faults {
 		if f.Step == s.Step && f.Actor == s.Actor && f.Effect == history.EffectReplyLostAfterApply {
-			return true
-		}
-	}
-	return false
-}
-
-// crashedSince reports whether actor's process crashed at or after step.
-func (c *run) crashedSince(actor string, step uint64) bool {
-	for _, f := range c.in.History.Faults {
-		if f.Step >= step && (f.Effect == history.EffectCrash || f.Effect == history.EffectCrashAfterApply) &&
-			group(f.Actor) == group(actor) {
 			return true
 		}
 	}
@@ -164,6 +157,13 @@ func checkMetrics(c *run) {
 				name, got, least, most, c.in.System.LockRenewFailures)
 		}
 	}
+	if len(m.Withheld) > 0 && !c.in.System.PublishFromRelay {
+		if got, least := c.counterSeries(m.Withheld), c.unpublishedDispatches(); got < least {
+			c.violate(LayerInvariants, "metrics", "", 0, end,
+				"%d dispatches were written, heard to land, and never published by their writer, but the withheld counters (%s) say %d",
+				least, strings.Join(slices.Sorted(maps.Keys(m.Withheld)), ", "), got)
+		}
+	}
 	// A replica can only have failed closed on a state read that failed.
 	if name := m.FailClosedReads; name != "" {
 		if got, reads := c.counter(name), c.in.History.Redis.FailedJobReads; got > reads {
@@ -194,7 +194,7 @@ func (c *run) rollbackFailures() (least, most int) {
 		landed := next != nil && next.From == sys.Dispatched && sys.Entered(next.From, next.To, sys.Scheduled)
 		failed := !landed || c.replyLost(*next)
 		switch {
-		case c.crashedSince(p.Actor, p.Step):
+		case c.wentDownSince(p.Actor, p.Step):
 			most++
 		case failed:
 			least++
@@ -292,16 +292,80 @@ func (c *run) lockAbandonments() (least, most int) {
 	return least, most
 }
 
-// wentDownSince reports whether actor's process crashed, was killed or was
-// stopped at or after step.
+// wentDownSince reports whether actor's process went down at or after step:
+// it crashed, was killed, or was stopped (a graceful stop drains deliveries,
+// not what the replica's own loops were doing).
 func (c *run) wentDownSince(actor string, step uint64) bool {
-	if c.crashedSince(actor, step) {
-		return true
-	}
 	for _, f := range c.in.History.Faults {
-		if f.Step >= step && f.Kind == "Event:stop" && group(f.Actor) == group(actor) {
+		if f.Step >= step && group(f.Actor) == group(actor) &&
+			(f.Effect == history.EffectCrash || f.Effect == history.EffectCrashAfterApply || f.Kind == "Event:stop") {
 			return true
 		}
 	}
 	return false
+}
+
+// unpublishedDispatches counts the DISPATCHED writes that landed, whose writer
+// heard so (no lost reply) and stayed up, and that the writer never followed
+// with a publish of the job before its next DISPATCHED write of it: each was
+// held back, and the system's withheld counters must say so.
+func (c *run) unpublishedDispatches() int {
+	sys := c.in.System
+	n := 0
+	for _, id := range c.jobIDs {
+		states := c.jobStates[id]
+		for i, s := range states {
+			if s.To != sys.Dispatched || s.From == sys.Dispatched || !strings.HasPrefix(s.Actor, "replica-") ||
+				c.replyLost(s) || c.wentDownSince(s.Actor, s.Step) {
+				continue
+			}
+			next := uint64(math.MaxUint64)
+			for _, later := range states[i+1:] {
+				if later.To == sys.Dispatched && later.Actor == s.Actor {
+					next = later.Step
+					break
+				}
+			}
+			if !c.publishedBy(s.Actor, id, s.Step, next) {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+// publishedBy reports whether actor attempted a dispatch of job between two steps.
+func (c *run) publishedBy(actor, job string, after, before uint64) bool {
+	for _, p := range c.in.History.Publishes {
+		if p.Dispatch && p.JobID == job && p.Actor == actor && p.Step > after && p.Step < before {
+			return true
+		}
+	}
+	return false
+}
+
+// counterSeries sums the series of each counter whose labels carry one of its
+// values (every series when it lists none), over every gatherer.
+func (c *run) counterSeries(series map[string][]string) int {
+	total := 0.0
+	for _, g := range c.in.Metrics {
+		families, err := g.Gather()
+		if err != nil {
+			continue
+		}
+		for _, f := range families {
+			values, ok := series[f.GetName()]
+			if !ok {
+				continue
+			}
+			for _, m := range f.GetMetric() {
+				if len(values) == 0 || slices.ContainsFunc(m.GetLabel(), func(l *dto.LabelPair) bool {
+					return slices.Contains(values, l.GetValue())
+				}) {
+					total += m.GetCounter().GetValue()
+				}
+			}
+		}
+	}
+	return int(total)
 }

@@ -366,6 +366,13 @@ func TestDLQAnnouncementAgainstTheStoredEntry(t *testing.T) {
 		Actor: "replica-1/sys.job.cancel#3.1", Effect: history.EffectCrash})
 	require.Empty(t, only(crashed.check(), "dlq_announced"), "the replica died before it could announce")
 
+	// A graceful stop drains deliveries, not a sweep caught between the
+	// entry and its announcement (world-swarm seed 6002206).
+	stopped := stored()
+	stopped.h.Faults = append(stopped.h.Faults, history.FaultRecord{Step: stopped.tick(), Time: stopped.at(),
+		Actor: "replica-1", Kind: "Event:stop"})
+	require.Empty(t, only(stopped.check(), "dlq_announced"), "the replica stopped before it could announce")
+
 	lost := stored()
 	end := lost.h.States[len(lost.h.States)-1]
 	lost.h.Faults = append(lost.h.Faults, history.FaultRecord{Step: end.Step, Time: end.Time, Actor: end.Actor,

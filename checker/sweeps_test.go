@@ -1,6 +1,7 @@
 package checker
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -160,4 +161,58 @@ func TestLockFencedCounterAgainstTheRenewals(t *testing.T) {
 		lockEvent(renewer, sut.LockRenew, false, true)
 	require.Empty(t, judge(thrice, 1))
 	require.Len(t, judge(thrice, 0), 1, "the third failure in a row ends a section that never released")
+}
+
+// withheld is a registry holding the re-publish-withheld counter at n.
+func withheld(n float64) prometheus.Gatherer {
+	reg := prometheus.NewRegistry()
+	c := prometheus.NewCounterVec(prometheus.CounterOpts{Name: "scheduler_republish_withheld_total"}, []string{"topic"})
+	c.WithLabelValues("default").Add(n)
+	reg.MustRegister(c)
+	return reg
+}
+
+// A dispatch a handler wrote and heard land is published by it, or one of
+// the withheld counters says why not.
+func TestWithheldCountersAgainstUnpublishedDispatches(t *testing.T) {
+	const h = "replica-1/sys.job.submit#1.1"
+	written := func() *story {
+		s := newStory().submit("j1").commit("j1", engine.StatePending).commit("j1", engine.StateScheduled).
+			commit("j1", engine.StateDispatched)
+		for i := range s.h.States {
+			s.h.States[i].Actor = h
+		}
+		return s
+	}
+	judge := func(s *story, n float64) []Violation {
+		s.h.End = s.at() + time.Second
+		var out []Violation
+		for _, v := range only(Check(Input{History: &s.h, Final: s.final, DLQ: s.dlq, System: cordumSpec,
+			Metrics: []prometheus.Gatherer{withheld(n)}}), "metrics") {
+			if strings.Contains(v.Message, "withheld counters") {
+				out = append(out, v)
+			}
+		}
+		return out
+	}
+	parked := written()
+	require.Empty(t, judge(parked, 1))
+	v := judge(parked, 0)
+	require.Len(t, v, 1)
+	require.Contains(t, v[0].Message, "1 dispatches were written, heard to land, and never published by their writer")
+
+	published := written().publish("j1", 0, history.PublishFailedClean)
+	published.h.Publishes[0].Actor = h
+	require.Empty(t, judge(published, 0), "a publish that failed was still attempted")
+
+	lost := written()
+	end := lost.h.States[len(lost.h.States)-1]
+	lost.h.Faults = append(lost.h.Faults, history.FaultRecord{Step: end.Step, Time: end.Time, Actor: h,
+		Effect: history.EffectReplyLostAfterApply})
+	require.Empty(t, judge(lost, 0), "the writer never heard its write land")
+
+	crashed := written()
+	crashed.h.Faults = append(crashed.h.Faults, history.FaultRecord{Step: crashed.tick(), Time: crashed.at(),
+		Actor: "replica-1", Effect: history.EffectCrash})
+	require.Empty(t, judge(crashed, 0), "the writer died before its publish")
 }

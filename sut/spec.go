@@ -137,6 +137,11 @@ type Metrics struct {
 	Rollbacks, RollbackFailures, FailClosedReads, Published string
 	// LockFenced counts the sections that gave their lock up.
 	LockFenced string
+	// Withheld are the counters that together count the dispatches a
+	// handler wrote and then did not publish (a parked re-publish, a lock
+	// lost before the publish, a write whose outcome stayed unknown), each
+	// with the label values whose series count (nil: every series).
+	Withheld map[string][]string
 	// Branches maps a counter to the risky branch it counts, for coverage
 	// ("publish_rollback"). A counter with a state label counts
 	// "<branch>_of_terminal" or "<branch>_in_flight" by that state.

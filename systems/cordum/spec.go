@@ -52,6 +52,8 @@ func (System) Spec(o sut.Options) sut.Spec {
 			FailClosedReads:  "scheduler_state_read_fail_closed_total",
 			Published:        "scheduler_dispatch_published_total",
 			LockFenced:       "scheduler_lock_fenced_total",
+			Withheld: map[string][]string{"scheduler_republish_withheld_total": nil, "scheduler_publish_withheld_total": nil,
+				"scheduler_unknown_write_total": {"fenced", "unresolved"}},
 			Branches: map[string]string{
 				"scheduler_dispatch_rollback_total":         "publish_rollback",
 				"scheduler_dispatch_rollback_failure_total": "rollback_failure",
