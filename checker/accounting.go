@@ -4,13 +4,11 @@ import (
 	"maps"
 	"math"
 	"slices"
-	"sort"
 	"strings"
 
 	dto "github.com/prometheus/client_model/go"
 
 	"github.com/dispatchsim/dispatchsim/history"
-	"github.com/dispatchsim/dispatchsim/sut"
 )
 
 // checkAccounting: attempts follow the rule, every failed or timed-out job has a
@@ -227,69 +225,6 @@ func sumCounter(f *dto.MetricFamily) float64 {
 		s += m.GetCounter().GetValue()
 	}
 	return s
-}
-
-// lockAbandonments bounds how many sections gave their lock up. A section
-// gives it up when a background renewal (one by another actor than the
-// section's) finds the lock gone, or when LockRenewFailures renewals in a
-// row fail as the renewer saw them (not applied, or the reply lost): that
-// bounds the count from above. From below count the sections whose renewal
-// found the lock gone, before the section had ended (its release was issued
-// in a later step) and with its replica still up: nothing else stops it then.
-func (c *run) lockAbandonments() (least, most int) {
-	type section struct {
-		taker    string
-		renewals []history.LockEvent
-	}
-	var order []string
-	sections := map[string]*section{}
-	released := map[string]uint64{} // token -> the step its first release was issued in
-	note := func(l history.LockEvent) {
-		sec, ok := sections[l.Token]
-		if !ok {
-			// A token's first command is its take.
-			sec = &section{taker: l.Actor}
-			sections[l.Token] = sec
-			order = append(order, l.Token)
-		}
-		switch {
-		case l.Op == sut.LockRelease:
-			if r, ok := released[l.Token]; !ok || l.SentStep < r {
-				released[l.Token] = l.SentStep
-			}
-		case l.Op == sut.LockRenew && l.Actor != sec.taker:
-			sec.renewals = append(sec.renewals, l)
-		}
-	}
-	events := append(append([]history.LockEvent{}, c.in.History.Locks...), c.in.History.LockFailures...)
-	sort.SliceStable(events, func(i, j int) bool { return events[i].Step < events[j].Step })
-	for _, l := range events {
-		note(l)
-	}
-	limit := c.in.System.LockRenewFailures
-	for _, token := range order {
-		failures := 0
-		for _, r := range sections[token].renewals {
-			if r.Failed {
-				failures++
-			} else {
-				failures = 0
-			}
-			if r.Failed && failures < limit {
-				continue
-			}
-			if !r.Failed && r.Held {
-				continue
-			}
-			// This renewal ends the section's lock unless the section had ended.
-			most++
-			if rel, ok := released[token]; (!ok || rel >= r.Step) && !c.wentDownSince(r.Actor, r.Step) {
-				least++
-			}
-			break
-		}
-	}
-	return least, most
 }
 
 // wentDownSince reports whether actor's process went down at or after step:

@@ -92,8 +92,9 @@ type LockEvent struct {
 	Op    sut.LockOp
 	Held  bool
 	Until time.Duration
-	// SentStep is the step the command was issued in: what its issuer did
-	// before it, it did before this step.
+	// Sent and SentStep are when the command was issued: what its issuer
+	// did before it, it did by then.
+	Sent     time.Duration
 	SentStep uint64
 	// Failed says the issuer saw an error: the reply was lost (Locks), or
 	// the command never applied (LockFailures).

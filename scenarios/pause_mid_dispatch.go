@@ -52,17 +52,19 @@ var pauseMidDispatch = Scenario{
 	Seeds: SeedRange{First: 5500, Count: 60},
 }
 
-// lockRenewals: a short lock TTL and slow store commands make sections
-// outlive their first renewals, and renewals fail now and then: a section
-// gives its lock up only when a renewal finds it gone or the system's limit
-// of failures in a row is reached, and the lock-fenced counter says so.
+// lockRenewals: a short lock TTL and slow publishes make sections outlive
+// their first renewals, and renewals fail now and then: a section's lease
+// holds while it runs unless its renewals fail, and it gives its lock up only
+// when a renewal finds it gone or the system's limit of failures in a row is
+// reached; the lock-fenced counter says so.
 var lockRenewals = Scenario{
 	Name:   "lock-renewals",
 	Source: "DEF-3 (renewal and fencing)",
-	Description: "a 1.5s lock TTL (renewed every 500ms) under store latency of up to 500ms, and 40% of background renewals " +
-		"fail before they apply: sections give their lock up after three failures in a row or a renewal that finds it gone, never sooner",
-	Faults:  []faults.Kind{faults.LockRenewalFails, faults.StoreLatency},
-	Options: often(0.4, faults.LockRenewalFails, faults.StoreLatency),
+	Description: "a 1.5s lock TTL (renewed every 500ms) while publishes take up to 5s, and 40% of background renewals " +
+		"fail before they apply: leases hold while sections run, and sections give their lock up after three failures " +
+		"in a row or a renewal that finds it gone, never sooner",
+	Faults:  []faults.Kind{faults.LockRenewalFails, faults.PublishLatency},
+	Options: often(0.4, faults.LockRenewalFails, faults.PublishLatency),
 	World: World{
 		Workload: &sim.Workload{Jobs: 20, StatusReads: 10, CancelRate: 0.1},
 		Options:  sut.Options{LockTTL: 1500 * time.Millisecond},

@@ -296,7 +296,7 @@ func (h *storeHook) process(next redis.ProcessHook) redis.ProcessHook {
 			s.host.RecordFault(a, p, f, target)
 			switch f.Effect {
 			case history.EffectFailBeforeApply:
-				h.lockCommandFailed(a, p.Fact, sentStep, ErrInjected)
+				h.lockCommandFailed(a, p.Fact, sentAt{sent, sentStep}, ErrInjected)
 				cmd.SetErr(ErrInjected)
 				k.Tracef(a.Name(), "redis %s -> injected error, not applied", target)
 				return ErrInjected
@@ -323,7 +323,7 @@ func (h *storeHook) process(next redis.ProcessHook) redis.ProcessHook {
 		if fired {
 			switch f.Effect {
 			case history.EffectReplyLostAfterApply:
-				h.lockCommandFailed(a, p.Fact, sentStep, err)
+				h.lockCommandFailed(a, p.Fact, sentAt{sent, sentStep}, err)
 				cmd.SetErr(ErrInjected)
 				k.Tracef(a.Name(), "redis reply lost")
 				return ErrInjected
@@ -357,7 +357,7 @@ func (h *storeHook) observe(a *kernel.Actor, cmd redis.Cmder, err error, sent ti
 	}
 	fact := s.obs.Command(name, cmd.Args())
 	if fact.LockKey != "" {
-		h.observeLock(a, fact, sentStep)
+		h.observeLock(a, fact, sentAt{sent, sentStep})
 		return
 	}
 	for _, key := range s.obs.Touched(h.s, name, cmd.Args()) {
@@ -379,7 +379,7 @@ func (h *storeHook) observe(a *kernel.Actor, cmd redis.Cmder, err error, sent ti
 // lockCommandFailed records that a lock command's issuer saw an error it
 // would not have: applied (err nil) its reply was lost, and observe has just
 // recorded it; not applied, it goes with the lock commands that failed.
-func (h *storeHook) lockCommandFailed(a *kernel.Actor, fact sut.CommandFact, sentStep uint64, err error) {
+func (h *storeHook) lockCommandFailed(a *kernel.Actor, fact sut.CommandFact, sent sentAt, err error) {
 	s := h.s
 	switch {
 	case fact.LockKey == "":
@@ -387,16 +387,16 @@ func (h *storeHook) lockCommandFailed(a *kernel.Actor, fact sut.CommandFact, sen
 		s.hist.Locks[len(s.hist.Locks)-1].Failed = true
 	default:
 		s.hist.LockFailures = append(s.hist.LockFailures, history.LockEvent{Step: s.k.Step(), Time: s.k.Now(),
-			Actor: a.Name(), JobID: fact.JobID, Token: fact.Token, Op: fact.LockOp, SentStep: sentStep, Failed: true})
+			Actor: a.Name(), JobID: fact.JobID, Token: fact.Token, Op: fact.LockOp, Sent: sent.time, SentStep: sent.step, Failed: true})
 	}
 }
 
 // observeLock records who holds a job's lock after a command on it.
-func (h *storeHook) observeLock(a *kernel.Actor, fact sut.CommandFact, sentStep uint64) {
+func (h *storeHook) observeLock(a *kernel.Actor, fact sut.CommandFact, sent sentAt) {
 	s := h.s
 	holder, _ := h.s.Get(fact.LockKey)
 	ev := history.LockEvent{Step: s.k.Step(), Time: s.k.Now(), Actor: a.Name(), JobID: fact.JobID, Token: fact.Token,
-		Op: fact.LockOp, Held: holder == fact.Token, SentStep: sentStep}
+		Op: fact.LockOp, Held: holder == fact.Token, Sent: sent.time, SentStep: sent.step}
 	if ev.Held {
 		ev.Until = s.k.Now() + h.s.TTL(fact.LockKey)
 	}

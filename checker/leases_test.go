@@ -1,0 +1,121 @@
+package checker
+
+import (
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/stretchr/testify/require"
+
+	"github.com/dispatchsim/dispatchsim/engine"
+	"github.com/dispatchsim/dispatchsim/history"
+	"github.com/dispatchsim/dispatchsim/sut"
+)
+
+// lockEvent records a command on job j1's lock under tok.
+func (s *story) lockEvent(actor string, op sut.LockOp, held, failed bool) *story {
+	s.tick()
+	ev := history.LockEvent{Step: s.step, Time: s.at(), Actor: actor, JobID: "j1", Token: "tok", Op: op, Held: held,
+		SentStep: s.step - 1, Failed: failed}
+	if failed && op == sut.LockRenew && !held {
+		s.h.LockFailures = append(s.h.LockFailures, ev) // never applied
+		return s
+	}
+	s.h.Locks = append(s.h.Locks, ev)
+	return s
+}
+
+// fencedCounter is a registry holding the lock-fenced counter at n.
+func fencedCounter(n float64) prometheus.Gatherer {
+	reg := prometheus.NewRegistry()
+	c := prometheus.NewCounter(prometheus.CounterOpts{Name: "scheduler_lock_fenced_total"})
+	c.Add(n)
+	reg.MustRegister(c)
+	return reg
+}
+
+// The lock-fenced counter counts the sections that gave their lock up: at
+// least those whose background renewal found the lock gone while they ran,
+// at most those plus the ones whose renewals failed three times in a row.
+func TestLockFencedCounterAgainstTheRenewals(t *testing.T) {
+	const section, renewer = "replica-1/sys.job.submit#1.1", "replica-1/timer#1"
+	judge := func(s *story, fenced float64) []Violation {
+		s.h.End = s.at() + time.Second
+		return only(Check(Input{History: &s.h, Final: s.final, DLQ: s.dlq, System: cordumSpec,
+			Metrics: []prometheus.Gatherer{fencedCounter(fenced)}}), "metrics")
+	}
+	taken := func() *story {
+		return newStory().submit("j1").commit("j1", engine.StatePending).lockEvent(section, sut.LockTake, true, false)
+	}
+
+	renewed := taken().lockEvent(renewer, sut.LockRenew, true, false).lockEvent(section, sut.LockRelease, false, false)
+	require.Empty(t, judge(renewed, 0))
+	v := judge(renewed, 1)
+	require.Len(t, v, 1, "a renewal that held gives no reason to give the lock up")
+	require.Contains(t, v[0].Message, "scheduler_lock_fenced_total=1 but between 0 and 0")
+
+	lost := taken().lockEvent(renewer, sut.LockRenew, false, false).lockEvent(section, sut.LockRelease, false, false)
+	require.Empty(t, judge(lost, 1))
+	require.Len(t, judge(lost, 0), 1, "the section ran on after its renewal found the lock gone")
+
+	// The section had issued its release before the renewal landed: it had
+	// ended, and nothing was given up.
+	ended := taken().lockEvent(section, sut.LockRelease, false, false)
+	ended.lockEvent(renewer, sut.LockRenew, false, false)
+	ended.h.Locks[len(ended.h.Locks)-1].SentStep = 1
+	require.Empty(t, judge(ended, 0))
+	require.Empty(t, judge(ended, 1))
+
+	// A renewal by the section itself (its check before a publish) is not
+	// the background renewal that gives the lock up.
+	own := taken().lockEvent(section, sut.LockRenew, false, false)
+	require.Empty(t, judge(own, 0))
+	require.Len(t, judge(own, 1), 1)
+
+	twice := taken().lockEvent(renewer, sut.LockRenew, false, true).lockEvent(renewer, sut.LockRenew, true, true)
+	require.Len(t, judge(twice, 1), 1, "two failed renewals are one short of giving up")
+	thrice := taken().lockEvent(renewer, sut.LockRenew, false, true).lockEvent(renewer, sut.LockRenew, true, true).
+		lockEvent(renewer, sut.LockRenew, false, true)
+	require.Empty(t, judge(thrice, 1))
+	require.Len(t, judge(thrice, 0), 1, "the third failure in a row ends a section that never released")
+}
+
+// A section's lease does not run out while it runs, unless a fault on its
+// renewals or its replica explains it.
+func TestLeaseLapsingUnderALiveSectionIsCaught(t *testing.T) {
+	const section, renewer = "replica-1/sys.job.submit#1.1", "replica-1/timer#1"
+	// The section takes the lock for 3s; renewals at 1s and 2s extend it;
+	// it releases at 5s.
+	run := func(renewals ...time.Duration) *story {
+		s := newStory().submit("j1").commit("j1", engine.StatePending)
+		at := s.at()
+		event := func(actor string, op sut.LockOp, off time.Duration) {
+			s.h.Locks = append(s.h.Locks, history.LockEvent{Step: s.tick(), Time: at + off, Actor: actor, JobID: "j1",
+				Token: "tok", Op: op, Held: op != sut.LockRelease, Until: at + off + 3*time.Second,
+				Sent: at + off, SentStep: s.step})
+		}
+		event(section, sut.LockTake, 0)
+		for _, r := range renewals {
+			event(renewer, sut.LockRenew, r)
+		}
+		event(section, sut.LockRelease, 5*time.Second)
+		return s
+	}
+	require.Empty(t, only(run(time.Second, 2*time.Second, 3*time.Second, 4*time.Second).check(), "lock_renewed"))
+
+	v := only(run(time.Second).check(), "lock_renewed")
+	require.Len(t, v, 1, "renewed once, the lease ran out 4s after the take with the section running until 5s")
+	require.Contains(t, v[0].Message, "lock at 2s; its lease ran out at 6s")
+
+	require.Len(t, only(run().check(), "lock_renewed"), 1, "never renewed")
+
+	paused := run(time.Second)
+	paused.h.Faults = append(paused.h.Faults, history.FaultRecord{Step: 3, Time: paused.h.Locks[0].Time + 2*time.Second,
+		Actor: "replica-1/sys.job.submit#1.1", Effect: history.EffectPause})
+	require.Empty(t, only(paused.check(), "lock_renewed"), "the replica paused: its timers stood still")
+
+	failed := run(time.Second)
+	failed.h.LockFailures = append(failed.h.LockFailures, history.LockEvent{Step: 4, Time: failed.h.Locks[0].Time + 2*time.Second,
+		Actor: renewer, JobID: "j1", Token: "tok", Op: sut.LockRenew, Failed: true})
+	require.Empty(t, only(failed.check(), "lock_renewed"), "a renewal failed")
+}
