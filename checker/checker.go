@@ -272,7 +272,7 @@ func Check(in Input) *Result {
 
 	checkAssumptions(c)
 	if len(c.out.Violations) == 0 {
-		for _, f := range []checkFunc{checkExactlyOnce, checkNoResurrection, checkAccounting, checkRefinement, checkLeasesRenewed, checkPlacement, checkLeastLoaded} {
+		for _, f := range []checkFunc{checkExactlyOnce, checkNoResurrection, checkAccounting, checkRefinement, checkLeasesRenewed, checkBackoff, checkPlacement, checkLeastLoaded} {
 			f(c)
 		}
 		checkLinearizability(c)

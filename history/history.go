@@ -131,6 +131,8 @@ type Settle struct {
 	// Cancel marks a client's cancel request.
 	Cancel  bool
 	Outcome SettleOutcome
+	// Delay is the redelivery delay a NAK asked for.
+	Delay time.Duration `json:",omitempty"`
 }
 
 // StoreLoss is the store forgetting every write it acknowledged after Since:

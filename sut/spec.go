@@ -43,6 +43,11 @@ type Spec struct {
 	// BackoffMax bounds the delay before a retry after a failed pick or
 	// publish, jitter included (0: unknown).
 	BackoffMax time.Duration
+	// BackoffBase and BackoffJitter are the rest of that delay's rule:
+	// min(BackoffBase<<n + jitter, BackoffMax), the jitter drawn below
+	// BackoffJitter, so retries of jobs that failed together spread out
+	// (0: no such rule).
+	BackoffBase, BackoffJitter time.Duration
 	// ReasonTopicMissing and ReasonRequiresUnsatisfied are the DLQ reason
 	// codes for a topic with no pool and for a job no pool of its topic
 	// can take ("" when the system has no such code).

@@ -438,7 +438,7 @@ func (b *Bus) recordSettle(a *kernel.Actor, m *message, settle sut.Settle) {
 		outcome = history.SettleDrop
 	}
 	b.hist.Settles = append(b.hist.Settles, history.Settle{Step: b.k.Step(), Time: b.k.Now(), Actor: a.Name(),
-		Subject: m.subject, MsgID: m.id, JobID: m.jobID, Cancel: m.cancel, Outcome: outcome})
+		Subject: m.subject, MsgID: m.id, JobID: m.jobID, Cancel: m.cancel, Outcome: outcome, Delay: settle.NakDelay})
 }
 
 // deliveryName is the delivery actor's name, "subject#seq.count".

@@ -35,6 +35,8 @@ func (System) Spec(o sut.Options) sut.Spec {
 		MaxSchedulingRetries:  engine.DefaultMaxSchedulingRetries,
 		PickGrace:             engine.DefaultNoPoolMappingGrace,
 		BackoffMax:            engine.DefaultBackoffMax,
+		BackoffBase:           engine.DefaultBackoffBase,
+		BackoffJitter:         engine.DefaultBackoffJitterMax,
 		GraceReasons: []string{string(engine.ReasonNoPoolMappingTopic), string(engine.ReasonNoPoolMappingPreferred),
 			string(engine.ReasonNoPoolMappingRequires)},
 		ReasonTopicMissing:        string(engine.ReasonNoPoolMappingTopic),
