@@ -44,6 +44,7 @@ type mutantsFlags struct {
 	equivalent string
 	toolBudget time.Duration
 	toolOnly   string
+	cover      string
 	catalog    bool
 	out        string
 	json       bool
@@ -77,6 +78,9 @@ func newMutantsCmd() *cobra.Command {
 	fl.StringVar(&f.equivalent, "equivalent", "mutants/equivalent.txt", "triage file: tool mutants known to be equivalent (under --root)")
 	fl.DurationVar(&f.toolBudget, "tool-budget", 0, "stop starting tool mutants after this long (0: no limit); "+
 		"they run in a fixed order spread over the files, so a budget runs a sample, and the rest are not run")
+	fl.StringVar(&f.cover, "cover", "", "with --gremlins: a coverage profile of the suite over engine/ (go test ./scenarios "+
+		"-run '^TestRelease$' -coverpkg ./engine/... -coverprofile FILE); a NOT COVERED mutant the profile shows reached "+
+		"(a switch case's expression, which the tool maps to no block) is run")
 	fl.StringVar(&f.toolOnly, "tool-only", "", "run only the tool mutants whose site (engine/file.go:line:column TYPE) "+
 		"matches this regular expression; the others are left out of the run and its counts")
 	fl.StringVar(&f.out, "out", "simrun-mutants", "directory for mutants.json and mutants.html")
@@ -234,6 +238,12 @@ func collectMutants(f mutantsFlags) ([]*mutantJob, error) {
 	if err != nil {
 		return nil, fmt.Errorf("--gremlins: %v", err)
 	}
+	var cover *mutants.Coverage
+	if f.cover != "" {
+		if cover, err = mutants.ReadCoverage(f.cover); err != nil {
+			return nil, fmt.Errorf("--cover: %v", err)
+		}
+	}
 	equivalent := map[string]string{}
 	if path := filepath.Join(f.root, f.equivalent); fileExists(path) {
 		if equivalent, err = mutants.ReadEquivalent(path); err != nil {
@@ -252,7 +262,7 @@ func collectMutants(f mutantsFlags) ([]*mutantJob, error) {
 		switch reason, ok := equivalent[g.Site]; {
 		case ok:
 			j.skip, j.result.Status, j.result.Reason = true, reports.MutantEquivalent, reason
-		case g.ToolStatus == "NOT COVERED":
+		case g.ToolStatus == "NOT COVERED" && !reachedAfterAll(cover, f.root, g):
 			j.skip, j.result.Status = true, reports.MutantNotReached
 		case g.ToolStatus == "NOT VIABLE":
 			j.skip, j.result.Status = true, reports.MutantNotViable
@@ -260,6 +270,17 @@ func collectMutants(f mutantsFlags) ([]*mutantJob, error) {
 		jobs = append(jobs, j)
 	}
 	return jobs, nil
+}
+
+// reachedAfterAll reports whether the coverage profile shows a mutant the
+// tool called not covered was reached after all.
+func reachedAfterAll(cover *mutants.Coverage, root string, g mutants.Gremlin) bool {
+	if cover == nil || len(g.Edits) != 1 {
+		return false
+	}
+	e := g.Edits[0]
+	src, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(e.File)))
+	return err == nil && cover.Reached(e.File, src, e.Line, e.Column)
 }
 
 func siteOrder(site string) uint64 {
