@@ -157,17 +157,10 @@ type registryView map[string]workerView
 
 // replicaViews are the registries replica held from step from to step to:
 // the one at from, and one after each change before to. A replica's
-// registry starts empty when it restarts after a crash; the registry its
-// crashed process held last is a view too, since the simulator may still
-// hand a delivery it had delayed to that process's handlers.
+// registry starts empty when it restarts after a crash (a delivery held back
+// meanwhile goes to the restarted process, never to the one that is gone).
 func (c *run) replicaViews(replica string, from, to uint64) []registryView {
-	since := c.lastCrash(replica, to)
-	views := c.viewsSince(replica, since, from, to)
-	if since > 0 {
-		before := c.viewsSince(replica, c.lastCrash(replica, since), since, since)
-		views = append(views, before[len(before)-1])
-	}
-	return views
+	return c.viewsSince(replica, c.lastCrash(replica, to), from, to)
 }
 
 // viewsSince are replica's registries from step from to step to, counting
@@ -270,12 +263,14 @@ func (v registryView) pick(sys sut.Spec, pools []string, t time.Duration) (strin
 	return best, fmt.Sprintf("at %s: %s -> %s", t, strings.Join(parts, ", "), orNone(best))
 }
 
-// lastCrash is the step of replica's last crash before step (0: none): its
-// registry starts empty after it.
+// lastCrash is the step of replica's last crash, or start after a stop,
+// before step (0: none): its registry starts empty after it. (A stopped
+// replica's draining handlers still run on the old registry until then.)
 func (c *run) lastCrash(replica string, step uint64) uint64 {
 	var last uint64
 	for _, f := range c.in.History.Faults {
-		if f.Step < step && (f.Effect == history.EffectCrash || f.Effect == history.EffectCrashAfterApply) && group(f.Actor) == replica {
+		restart := f.Effect == history.EffectCrash || f.Effect == history.EffectCrashAfterApply || f.Kind == "Event:start"
+		if f.Step < step && restart && group(f.Actor) == replica {
 			last = f.Step
 		}
 	}

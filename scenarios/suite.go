@@ -118,6 +118,13 @@ var regressions = []pinned{
 	// announcement never went out, as after a crash, but dlq_announced only
 	// excused crashes.
 	{scenario: "world-swarm", seed: 6002206, finding: "dlq-announcement-lost-in-graceful-stop"},
+	// A simulator defect: a submit the bus held back (a delivery delay) fell
+	// due after its replica had crashed and restarted, and the bus handed it
+	// to the handler of the process that was gone: the old engine, with its
+	// old worker registry, placed the job where no view of the running
+	// process would (placement). A held-back delivery now goes to whoever
+	// serves the queue when it is due.
+	{scenario: "world-swarm", seed: 6010660, finding: "held-back-delivery-to-a-restarted-replica"},
 }
 
 // Regression is the pinned seeds.

@@ -50,6 +50,9 @@ type subscription struct {
 	decoder sut.Handler // instead of handler: takes the decoded message
 	// decoderType keys the decoded values: handlers of one Go type decode alike.
 	decoderType reflect.Type
+	// gone: the group unsubscribed (its process restarted or went away)
+	// since; the handler belongs to a process that no longer runs.
+	gone bool
 }
 
 // consume runs the subscription's handler on m. A message is decoded once,
@@ -177,6 +180,8 @@ func (b *Bus) Unsubscribe(group string) {
 	for _, s := range b.subs {
 		if s.group != group {
 			kept = append(kept, s)
+		} else {
+			s.gone = true
 		}
 	}
 	b.subs = kept
@@ -345,9 +350,10 @@ func (b *Bus) deliver(m *message, queue string, count int) {
 				b.spawnDelivery(m, queue, sub, count)
 			case history.EffectDelay:
 				k.At(k.Now()+f.Duration, func() {
-					if k.Group(sub.group).Crashed() || b.draining[sub.group] {
-						// The member went away while the message was held
-						// back: it goes to whoever serves the queue now.
+					if k.Group(sub.group).Crashed() || b.draining[sub.group] || sub.gone {
+						// The member went away (or restarted: its handlers
+						// belong to a process that is gone) while the message
+						// was held back: it goes to whoever serves the queue now.
 						b.deliver(m, queue, count)
 						return
 					}

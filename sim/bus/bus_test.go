@@ -303,3 +303,24 @@ func (o *delayOnce) At(p *kernel.Point) (kernel.Fault, bool) {
 	o.fired = true
 	return kernel.Fault{Kind: "DeliveryDelayed", Effect: history.EffectDelay, Duration: o.d}, true
 }
+
+// Nor is it handed to the handler of a process that restarted meanwhile:
+// the subscription it was meant for went with that process, and the
+// restarted process's own handler takes it (world-swarm seed 6010660: the
+// old engine placed the job from its stale worker registry).
+func TestBusDelayedDeliveryGoesToTheRestartedProcess(t *testing.T) {
+	w := busWorld(t, history.BusConfig{AckWait: time.Minute})
+	var before, after deliveryLog
+	w.bus.Subscribe("s", "q", "g", before.handler(w, func(int) error { return nil }))
+	w.host.Injector = &delayOnce{d: 10 * time.Second}
+	publishAt(w, 0, "s", "m1")
+	w.k.At(3*time.Second, func() { w.k.CrashGroup("g") })
+	w.k.At(5*time.Second, func() {
+		w.k.RestartGroup("g")
+		w.bus.Unsubscribe("g")
+		w.bus.Subscribe("s", "q", "g", after.handler(w, func(int) error { return nil }))
+	})
+	require.NoError(t, w.k.Run(time.Hour, nil))
+	require.Empty(t, before.at, "the process that is gone ran no handler")
+	require.Equal(t, []time.Duration{10 * time.Second}, after.at, "the restarted process took it when it fell due")
+}
