@@ -156,10 +156,17 @@ func checkMetrics(c *run) {
 		}
 	}
 	if len(m.Withheld) > 0 && !c.in.System.PublishFromRelay {
-		if got, least := c.counterSeries(m.Withheld), c.unpublishedDispatches(); got < least {
+		got, names := c.counterSeries(m.Withheld), strings.Join(slices.Sorted(maps.Keys(m.Withheld)), ", ")
+		least, most := c.unpublishedDispatches()
+		switch {
+		case got < least:
 			c.violate(LayerInvariants, "metrics", "", 0, end,
 				"%d dispatches were written, heard to land, and never published by their writer, but the withheld counters (%s) say %d",
-				least, strings.Join(slices.Sorted(maps.Keys(m.Withheld)), ", "), got)
+				least, names, got)
+		case got > most:
+			c.violate(LayerInvariants, "metrics", "", 0, end,
+				"the withheld counters (%s) say %d, but at most %d dispatches were written (or tried, or cut off with their lock) and not published by their writer",
+				names, got, most)
 		}
 	}
 	// A replica can only have failed closed on a state read that failed.
@@ -240,18 +247,21 @@ func (c *run) wentDownSince(actor string, step uint64) bool {
 	return false
 }
 
-// unpublishedDispatches counts the DISPATCHED writes that landed, whose writer
-// heard so (no lost reply) and stayed up, and that the writer never followed
-// with a publish of the job before its next DISPATCHED write of it: each was
-// held back, and the system's withheld counters must say so.
-func (c *run) unpublishedDispatches() int {
+// unpublishedDispatches bounds the dispatches a handler wrote and did not
+// publish. least: the DISPATCHED writes that landed, whose writer heard so
+// (no lost reply) and stayed up, and that the writer never followed with a
+// publish of the job before its next DISPATCHED write of it: each was held
+// back, and the system's withheld counters must say so. most: every landed
+// DISPATCHED write its writer did not follow with a publish, every replica
+// write of a job that failed before it applied (any of them may have been a
+// DISPATCHED write), and every section that may have given its lock up (its
+// write then fails before it is sent).
+func (c *run) unpublishedDispatches() (least, most int) {
 	sys := c.in.System
-	n := 0
 	for _, id := range c.jobIDs {
 		states := c.jobStates[id]
 		for i, s := range states {
-			if s.To != sys.Dispatched || s.From == sys.Dispatched || !strings.HasPrefix(s.Actor, "replica-") ||
-				c.replyLost(s) || c.wentDownSince(s.Actor, s.Step) {
+			if s.To != sys.Dispatched || s.From == sys.Dispatched || !strings.HasPrefix(s.Actor, "replica-") {
 				continue
 			}
 			next := uint64(math.MaxUint64)
@@ -261,12 +271,35 @@ func (c *run) unpublishedDispatches() int {
 					break
 				}
 			}
-			if !c.publishedBy(s.Actor, id, s.Step, next) {
-				n++
+			if c.publishedBy(s.Actor, id, s.Step, next) {
+				continue
+			}
+			most++
+			if !c.replyLost(s) && !c.wentDownSince(s.Actor, s.Step) {
+				least++
 			}
 		}
 	}
-	return n
+	for _, f := range c.in.History.Faults {
+		if f.Point == history.PointRedis && f.Effect == history.EffectFailBeforeApply && strings.HasPrefix(f.Actor, "replica-") {
+			if _, job := c.jobKeyIn(f.Target); job {
+				most++
+			}
+		}
+	}
+	_, abandoned := c.lockAbandonments()
+	return least, most + abandoned
+}
+
+// jobKeyIn reports whether a fault's target ("evalsha 9ef4b8d2 job:j-1")
+// names a job: one of its keys.
+func (c *run) jobKeyIn(target string) (string, bool) {
+	for _, id := range c.jobIDs {
+		if mentions(target, id) {
+			return id, true
+		}
+	}
+	return "", false
 }
 
 // publishedBy reports whether actor attempted a dispatch of job between two steps.

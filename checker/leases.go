@@ -1,6 +1,7 @@
 package checker
 
 import (
+	"fmt"
 	"sort"
 	"strings"
 	"time"
@@ -166,4 +167,45 @@ func (c *run) lockAbandonments() (least, most int) {
 		}
 	}
 	return least, most
+}
+
+// lockCheckedBeforePublish: the publisher's own last command on the job's
+// lock before its publish (the renewal that checks the lock, or the take
+// that repairs a lapse) left it holding the lock, as far as it could tell.
+// A check that found the lock gone or failed, or a retake that did, ends the
+// dispatch unpublished; a pause after a check that held is the worker fence's
+// to catch, not this guard's.
+//
+// The section is told by its token, the one its DISPATCHED write carried: a
+// duplicated delivery runs a second handler under the same actor name.
+func lockCheckedBeforePublish(c *run, cm Commit) string {
+	p := cm.Publish
+	token := ""
+	for _, s := range c.jobStates[p.JobID] {
+		if s.Step < p.Step && s.Actor == p.Actor && s.To == c.in.System.Dispatched {
+			token = s.Token
+		}
+	}
+	if token == "" {
+		return ""
+	}
+	var last history.LockEvent
+	found := false
+	for _, events := range [][]history.LockEvent{c.in.History.Locks, c.in.History.LockFailures} {
+		for _, l := range events {
+			if l.Step < p.Step && l.Token == token && l.Actor == p.Actor && l.Op != sut.LockRelease &&
+				(!found || l.Step > last.Step) {
+				last, found = l, true
+			}
+		}
+	}
+	switch {
+	case !found || last.Held && !last.Failed:
+		return ""
+	case last.Failed:
+		return fmt.Sprintf("%s's last %s of the lock (step %d, token %s) failed as it saw it, and it published at step %d",
+			p.Actor, last.Op, last.Step, last.Token, p.Step)
+	}
+	return fmt.Sprintf("%s's last %s of the lock (step %d, token %s) found it held by another or by no one, and it published at step %d",
+		p.Actor, last.Op, last.Step, last.Token, p.Step)
 }

@@ -119,3 +119,34 @@ func TestLeaseLapsingUnderALiveSectionIsCaught(t *testing.T) {
 		Actor: renewer, JobID: "j1", Token: "tok", Op: sut.LockRenew, Failed: true})
 	require.Empty(t, only(failed.check(), "lock_renewed"), "a renewal failed")
 }
+
+// A handler publishes only after its own last check of the lock held it.
+func TestPublishAfterAFailedLockCheckIsCaught(t *testing.T) {
+	const h, dup = "replica-1/sys.job.submit#4.1", "replica-1/sys.job.submit#4.1"
+	dispatched := func(check sut.LockOp, held, failed bool) *story {
+		s := newStory().submit("j1").commit("j1", engine.StatePending).lockEvent(h, sut.LockTake, true, false).
+			commit("j1", engine.StateScheduled).commit("j1", engine.StateDispatched)
+		s.h.States[len(s.h.States)-1].Actor, s.h.States[len(s.h.States)-1].Token = h, "tok"
+		s.lockEvent(h, check, held, failed)
+		s.publish("j1", 0, history.PublishStored)
+		s.h.Publishes[len(s.h.Publishes)-1].Actor = h
+		return s
+	}
+	require.Empty(t, only(dispatched(sut.LockRenew, true, false).check(), "lock_checked_before_publish"))
+	require.Empty(t, only(dispatched(sut.LockTake, true, false).check(), "lock_checked_before_publish"), "a retake that held")
+
+	v := only(dispatched(sut.LockRenew, false, false).check(), "lock_checked_before_publish")
+	require.Len(t, v, 1)
+	require.Contains(t, v[0].Message, "last renew of the lock (step 6, token tok) found it held by another or by no one")
+	require.Len(t, only(dispatched(sut.LockTake, false, false).check(), "lock_checked_before_publish"), 1, "a failed retake")
+	v = only(dispatched(sut.LockRenew, false, true).check(), "lock_checked_before_publish")
+	require.Len(t, v, 1, "a check that failed")
+	require.Contains(t, v[0].Message, "failed as it saw it")
+
+	// A duplicated delivery runs a second handler under the same name; its
+	// failed take is under a token of its own.
+	other := dispatched(sut.LockRenew, true, false)
+	other.h.Locks = append(other.h.Locks, history.LockEvent{Step: other.h.Publishes[0].Step - 1, Actor: dup, JobID: "j1",
+		Token: "other", Op: sut.LockTake})
+	require.Empty(t, only(other.check(), "lock_checked_before_publish"))
+}

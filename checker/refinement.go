@@ -92,6 +92,8 @@ var Guards = []Guard{
 		Applies: func(s sut.Spec) bool { return s.JobLock }, Enabled: lockExclusive},
 	{Name: "lock_exclusive", On: CommitLock, Says: "a job's lock is taken only when no other token's lease on it runs in true time",
 		Applies: func(s sut.Spec) bool { return s.JobLock }, Enabled: lockTakenFree},
+	{Name: "lock_checked_before_publish", On: CommitPublish, Says: "a handler publishes a dispatch only if its last command on the job's lock left it holding the lock (the check before a publish)",
+		Applies: func(s sut.Spec) bool { return s.JobLock }, Enabled: lockCheckedBeforePublish},
 	{Name: "sweep_takes_stale", On: CommitLock, Says: "a sweep takes the lock only of a job its last scan could list: in the scanned state and untouched for the sweep's staleness in true time",
 		Applies: func(s sut.Spec) bool { return len(s.Sweeps) > 0 }, Enabled: sweepTakesStale},
 	{Name: "cancel_applied", On: CommitSettle, Says: "a cancel is acked only once the job is terminal (cancelled, or finished before it)",

@@ -135,6 +135,15 @@ func TestWithheldCountersAgainstUnpublishedDispatches(t *testing.T) {
 	published := written().publish("j1", 0, history.PublishFailedClean)
 	published.h.Publishes[0].Actor = h
 	require.Empty(t, judge(published, 0), "a publish that failed was still attempted")
+	v = judge(published, 1)
+	require.Len(t, v, 1, "nothing was held back")
+	require.Contains(t, v[0].Message, "the withheld counters (scheduler_publish_withheld_total, scheduler_republish_withheld_total, "+
+		"scheduler_unknown_write_total) say 1, but at most 0 dispatches")
+	failedWrite := written().publish("j1", 0, history.PublishFailedClean)
+	failedWrite.h.Publishes[0].Actor = h
+	failedWrite.h.Faults = append(failedWrite.h.Faults, history.FaultRecord{Step: failedWrite.tick(), Actor: h,
+		Point: history.PointRedis, Effect: history.EffectFailBeforeApply, Target: "evalsha 9ef4b8d2 job:j1"})
+	require.Empty(t, judge(failedWrite, 1), "a write of the job failed before it applied: it may have been a DISPATCHED write")
 
 	lost := written()
 	end := lost.h.States[len(lost.h.States)-1]
