@@ -9,6 +9,7 @@ import (
 	dto "github.com/prometheus/client_model/go"
 
 	"github.com/dispatchsim/dispatchsim/history"
+	"github.com/dispatchsim/dispatchsim/sut"
 )
 
 // checkAccounting: attempts follow the rule, every failed or timed-out job has a
@@ -167,6 +168,13 @@ func checkMetrics(c *run) {
 			c.violate(LayerInvariants, "metrics", "", 0, end,
 				"the withheld counters (%s) say %d, but at most %d dispatches were written (or tried, or cut off with their lock) and not published by their writer",
 				names, got, most)
+		}
+	}
+	if name := m.RedeliverySkipped; name != "" && m.RequestSubject != "" && c.in.System.JobLock {
+		if got, least := c.counter(name), c.skippedRedeliveries(m.RequestSubject); got < least {
+			c.violate(LayerInvariants, "metrics", "", 0, end,
+				"%s=%d but %d requests were acked by a handler that found their job dispatched, running or done under its lock and wrote nothing",
+				name, got, least)
 		}
 	}
 	// A replica can only have failed closed on a state read that failed.
@@ -336,4 +344,43 @@ func (c *run) counterSeries(series map[string][]string) int {
 		}
 	}
 	return int(total)
+}
+
+// skippedRedeliveries counts the job requests a handler acked with nothing
+// to do: it took the job's lock while the job was dispatched, running or
+// terminal, wrote nothing to it, and acked. Handlers are told apart by
+// their lock token (a duplicated delivery runs a second handler under the
+// same actor name); an actor that took the lock under two tokens is left out.
+func (c *run) skippedRedeliveries(subject string) int {
+	sys := c.in.System
+	n := 0
+	for _, s := range c.in.History.Settles {
+		if s.Subject != subject || s.Outcome != history.SettleAck {
+			continue
+		}
+		var take history.LockEvent
+		takes := 0
+		for _, l := range c.in.History.Locks {
+			if l.Step < s.Step && l.Actor == s.Actor && l.JobID == s.JobID && l.Op == sut.LockTake && l.Held &&
+				(takes == 0 || l.Token != take.Token) {
+				take = l
+				takes++
+			}
+		}
+		if takes != 1 {
+			continue
+		}
+		st, ok := c.stateBefore(s.JobID, take.Step)
+		if !ok || st.To != sys.Dispatched && st.To != sys.Running && !sys.IsTerminal(st.To) {
+			continue
+		}
+		wrote := false
+		for _, ch := range c.jobStates[s.JobID] {
+			wrote = wrote || ch.Actor == s.Actor && ch.Step > take.Step && ch.Step < s.Step
+		}
+		if !wrote {
+			n++
+		}
+	}
+	return n
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/dispatchsim/dispatchsim/engine"
 	"github.com/dispatchsim/dispatchsim/history"
+	"github.com/dispatchsim/dispatchsim/sut"
 )
 
 // scan records actor listing the jobs of state.
@@ -155,4 +156,46 @@ func TestWithheldCountersAgainstUnpublishedDispatches(t *testing.T) {
 	crashed.h.Faults = append(crashed.h.Faults, history.FaultRecord{Step: crashed.tick(), Time: crashed.at(),
 		Actor: "replica-1", Effect: history.EffectCrash})
 	require.Empty(t, judge(crashed, 0), "the writer died before its publish")
+}
+
+// skipped is a registry holding the redelivery-skipped counter at n.
+func skipped(n float64) prometheus.Gatherer {
+	reg := prometheus.NewRegistry()
+	c := prometheus.NewCounterVec(prometheus.CounterOpts{Name: "scheduler_redelivery_skipped_total"}, []string{"state"})
+	c.WithLabelValues("RUNNING").Add(n)
+	reg.MustRegister(c)
+	return reg
+}
+
+// A request acked by a handler that found its job running under the lock and
+// wrote nothing was skipped, and the counter says so.
+func TestRedeliverySkippedCounterAgainstTheHandlers(t *testing.T) {
+	const h = "replica-2/sys.job.submit#7.2"
+	redelivered := func(take bool) *story {
+		s := newStory().dispatch("j1")
+		if take {
+			s.tick()
+			s.h.Locks = append(s.h.Locks, history.LockEvent{Step: s.step, Time: s.at(), Actor: h, JobID: "j1", Token: "t2",
+				Op: sut.LockTake, Held: true})
+		}
+		s.h.Settles = append(s.h.Settles, history.Settle{Step: s.tick(), Time: s.at(), Actor: h, Subject: engine.SubjectSubmit,
+			JobID: "j1", Outcome: history.SettleAck})
+		return s
+	}
+	judge := func(s *story, n float64) []Violation {
+		s.h.End = s.at() + time.Second
+		var out []Violation
+		for _, v := range only(Check(Input{History: &s.h, Final: s.final, DLQ: s.dlq, System: cordumSpec,
+			Metrics: []prometheus.Gatherer{skipped(n)}}), "metrics") {
+			if strings.Contains(v.Message, "redelivery_skipped") {
+				out = append(out, v)
+			}
+		}
+		return out
+	}
+	require.Empty(t, judge(redelivered(true), 1))
+	v := judge(redelivered(true), 0)
+	require.Len(t, v, 1)
+	require.Contains(t, v[0].Message, "scheduler_redelivery_skipped_total=0 but 1 requests were acked")
+	require.Empty(t, judge(redelivered(false), 0), "a handler that never held the lock is not judged")
 }

@@ -142,6 +142,10 @@ type Metrics struct {
 	Rollbacks, RollbackFailures, FailClosedReads, Published string
 	// LockFenced counts the sections that gave their lock up.
 	LockFenced string
+	// RedeliverySkipped counts the job requests a handler acked without
+	// work because the job was already dispatched, running or done; they
+	// arrive on RequestSubject.
+	RedeliverySkipped, RequestSubject string
 	// Withheld are the counters that together count the dispatches a
 	// handler wrote and then did not publish (a parked re-publish, a lock
 	// lost before the publish, a write whose outcome stayed unknown), each
