@@ -78,6 +78,13 @@ type CommandFact struct {
 	// Admission marks commands on run admission's state; Reserve those that
 	// bind an idempotency key to a new run.
 	Admission, Reserve bool
+	// RunKey is the idempotency key (as clients send it) whose stored value
+	// a write of run admission may change: a reservation (Reserve), the
+	// cleanup of one after a refused start (Release) or the sweeper's
+	// removal of a stale one (Sweep). The simulator records each such
+	// command with the key's value before and after it.
+	RunKey         string
+	Release, Sweep bool
 }
 
 // DLQEntry is a dead-letter record.
@@ -104,4 +111,6 @@ type AdmissionState struct {
 	Runs map[string]map[string]string
 	// StaleAfter is when a reservation counts as abandoned (Admission.StaleReservationAfter).
 	StaleAfter time.Duration
+	// Workflows maps each registered workflow to the org it belongs to.
+	Workflows map[string]string
 }

@@ -72,6 +72,8 @@ type Spec struct {
 	WorkerTTL   time.Duration
 	// RunAdmission is true when the gateway admits workflow runs (Admission).
 	RunAdmission bool
+	// RunRequests are the limits a run start is held to before admission.
+	RunRequests RunRequestLimits
 	// JobLock is true when the system serialises work on a job by a lock.
 	JobLock bool
 	// WorkersDedupDurably is true when the system's worker-side consumer
@@ -84,6 +86,15 @@ type Spec struct {
 	// Metrics names the counters the accounting checks compare with ground
 	// truth ("" when the system has none).
 	Metrics Metrics
+}
+
+// RunRequestLimits are what a run start must keep to before the gateway looks
+// at the store. A start without an org, with a key longer than MaxKeyBytes
+// or with a body that is not one JSON object is refused with 400, one whose
+// body is longer than MaxBodyBytes with 413; each is answered at once and
+// changes nothing. Zero: the system makes no such promise.
+type RunRequestLimits struct {
+	MaxBodyBytes, MaxKeyBytes int
 }
 
 // Overload are the load levels at or above which a worker takes no new job,
@@ -100,9 +111,13 @@ type Metrics struct {
 	// ("publish_rollback"). A counter with a state label counts
 	// "<branch>_of_terminal" or "<branch>_in_flight" by that state.
 	Branches map[string]string
-	// RejectedRuns is the run admission counter whose code="429" series
-	// counts the admission's cleanups after a refusal.
+	// RejectedRuns is the run admission counter, one series per reply's
+	// status (label "code"); its code="429" series counts the admission's
+	// cleanups after a refusal.
 	RejectedRuns string
+	// CleanupFailures counts the reservations the gateway failed to free
+	// after a refused start (any labels, summed).
+	CleanupFailures string
 }
 
 // IsTerminal reports whether state is terminal.

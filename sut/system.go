@@ -46,7 +46,12 @@ type Gateway interface {
 // Admission is optional run admission (a Gateway may implement it): workflow
 // runs started under an idempotency key and an org's concurrency limit.
 type Admission interface {
+	// RegisterWorkflow binds a workflow to its org: nil when it is (now or
+	// already) the org's, ErrWorkflowOrgConflict when another org holds it,
+	// ErrInvalidRequest for an empty org or workflow id.
 	RegisterWorkflow(ctx context.Context, org, workflowID string) error
+	// StartRun is one start request as a client sends it over the API: an
+	// empty org or key is a missing header, the payload is the body as sent.
 	StartRun(ctx context.Context, org, workflowID, key string, payload []byte) RunReply
 	CompleteRun(ctx context.Context, org, runID string) error
 	SweepStaleReservations(ctx context.Context) (int, error)
@@ -60,6 +65,12 @@ type RunReply struct {
 	// Conflict tells a 409 apart: RunInFlight, RunMismatch or RunUsed.
 	Conflict string
 }
+
+// Workflow registration errors a run admission reports.
+var (
+	ErrWorkflowOrgConflict = errors.New("sut: workflow registered to another org")
+	ErrInvalidRequest      = errors.New("sut: invalid request")
+)
 
 // The 409 reasons a run client can tell apart.
 const (

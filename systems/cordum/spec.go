@@ -7,6 +7,10 @@ import (
 	"github.com/dispatchsim/dispatchsim/sut"
 )
 
+// defaultMaxRunRequestBytes is the engine's default bound on a run start's
+// body (AdmissionConfig.MaxRequestBytes); a test holds the two together.
+const defaultMaxRunRequestBytes = 1 << 20
+
 // Spec is the engine's promise: states and transitions from engine/states.go,
 // one job lock, the dispatch published by the handler that wrote DISPATCHED
 // (rolled back on a failed publish).
@@ -38,6 +42,9 @@ func (System) Spec(o sut.Options) sut.Spec {
 		ReasonRequiresUnsatisfied: string(engine.ReasonNoPoolMappingRequires),
 		JobLock:                   true,
 		RunAdmission:              true,
+		// The gateway runs on the engine's defaults (AdmissionConfig's
+		// MaxRequestBytes, 1 MiB) and its key limit.
+		RunRequests: sut.RunRequestLimits{MaxBodyBytes: defaultMaxRunRequestBytes, MaxKeyBytes: engine.MaxIdempotencyKeyBytes},
 		Metrics: sut.Metrics{Rollbacks: "scheduler_dispatch_rollback_total",
 			RollbackFailures: "scheduler_dispatch_rollback_failure_total",
 			FailClosedReads:  "scheduler_state_read_fail_closed_total",
@@ -56,7 +63,8 @@ func (System) Spec(o sut.Options) sut.Spec {
 				"gateway_run_admission_total":               "run_429_cleanup",
 				"gateway_idempotency_cleanup_failure_total": "idempotency_cleanup_failure",
 			},
-			RejectedRuns: "gateway_run_admission_total"},
+			RejectedRuns:    "gateway_run_admission_total",
+			CleanupFailures: "gateway_idempotency_cleanup_failure_total"},
 	}
 	if o.DispatchTimeout != 0 {
 		s.DispatchTimeout = o.DispatchTimeout

@@ -1,9 +1,14 @@
 package cordum
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
 	"strings"
 	"time"
 
@@ -101,13 +106,14 @@ func (System) StartGateway(p sut.Ports, o sut.Options) (sut.Gateway, error) {
 	if err != nil {
 		return nil, fmt.Errorf("gateway admission: %w", err)
 	}
-	return &gateway{bus: p.Bus, jobs: engine.NewJobStore(p.Redis, clock{p.Clock}), admit: admit}, nil
+	return &gateway{bus: p.Bus, jobs: engine.NewJobStore(p.Redis, clock{p.Clock}), admit: admit, routes: admit.Routes()}, nil
 }
 
 type gateway struct {
-	bus   sut.Bus
-	jobs  *engine.JobStore
-	admit *engine.Admission
+	bus    sut.Bus
+	jobs   *engine.JobStore
+	admit  *engine.Admission
+	routes http.Handler // the run admission API
 }
 
 func (g *gateway) Submit(ctx context.Context, j sut.Job) error {
@@ -135,21 +141,52 @@ func (g *gateway) Status(ctx context.Context, jobID string) (string, error) {
 }
 
 func (g *gateway) RegisterWorkflow(ctx context.Context, org, workflowID string) error {
-	return g.admit.RegisterWorkflow(ctx, org, workflowID)
+	err := g.admit.RegisterWorkflow(ctx, org, workflowID)
+	switch {
+	case errors.Is(err, engine.ErrWorkflowOrgConflict):
+		return fmt.Errorf("%w: %w", sut.ErrWorkflowOrgConflict, err)
+	case errors.Is(err, engine.ErrInvalidRunRequest):
+		return fmt.Errorf("%w: %w", sut.ErrInvalidRequest, err)
+	}
+	return err
 }
 
+// StartRun sends the start as an HTTP request to the gateway's API
+// (POST /workflows/{id}/runs), served in the calling actor, and reads the
+// reply as a client does: the status, the run id of a 200, the reason of a
+// 409 from its message.
 func (g *gateway) StartRun(ctx context.Context, org, workflowID, key string, payload []byte) sut.RunReply {
-	res := g.admit.StartRun(ctx, org, workflowID, key, payload)
-	out := sut.RunReply{Status: res.Status, RunID: res.RunID}
-	switch {
-	case errors.Is(res.Err, engine.ErrIdempotencyKeyInFlight):
-		out.Conflict = sut.RunInFlight
-	case errors.Is(res.Err, engine.ErrIdempotencyKeyMismatch):
-		out.Conflict = sut.RunMismatch
-	case errors.Is(res.Err, engine.ErrIdempotencyKeyUsed):
-		out.Conflict = sut.RunUsed
+	req := httptest.NewRequestWithContext(ctx, http.MethodPost, "/workflows/"+url.PathEscape(workflowID)+"/runs",
+		bytes.NewReader(payload))
+	if org != "" {
+		req.Header.Set("X-Org-ID", org)
+	}
+	if key != "" {
+		req.Header.Set("Idempotency-Key", key)
+	}
+	rec := httptest.NewRecorder()
+	g.routes.ServeHTTP(rec, req)
+	out := sut.RunReply{Status: rec.Code}
+	var body struct {
+		RunID string `json:"run_id"`
+		Error string `json:"error"`
+	}
+	if err := json.Unmarshal(rec.Body.Bytes(), &body); err != nil {
+		return out
+	}
+	out.RunID = body.RunID
+	if rec.Code == http.StatusConflict {
+		out.Conflict = conflictReasons[body.Error]
 	}
 	return out
+}
+
+// conflictReasons are the engine's 409 messages (engine/admission.go), as a
+// client tells them apart.
+var conflictReasons = map[string]string{
+	"idempotency key in flight":                       sut.RunInFlight,
+	"idempotency key reused with a different payload": sut.RunMismatch,
+	"idempotency key already used":                    sut.RunUsed,
 }
 
 func (g *gateway) CompleteRun(ctx context.Context, org, runID string) error {
