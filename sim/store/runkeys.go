@@ -1,0 +1,67 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/dispatchsim/dispatchsim/history"
+	"github.com/dispatchsim/dispatchsim/sim/kernel"
+)
+
+// runKeyOp is the recorded kind of a command the observer says changes an
+// idempotency key's value, "" for any other command.
+func (h *storeHook) runKeyOp(name string, args []any) (op history.RunKeyOp, runKey string) {
+	if name != "evalsha" && name != "eval" {
+		return "", ""
+	}
+	f := h.s.obs.Command(name, args)
+	switch {
+	case f.RunKey == "":
+		return "", ""
+	case f.Reserve:
+		return history.RunKeyReserve, f.RunKey
+	case f.Release:
+		return history.RunKeyRelease, f.RunKey
+	case f.Sweep:
+		return history.RunKeySweep, f.RunKey
+	}
+	return "", ""
+}
+
+// recordRunKey puts a run admission command on an idempotency key into the
+// history with the key's value before it (the value the store held after
+// the last such command) and after it (read from the store). It runs
+// deferred, so a caller that dies at the command after it applied (a crash)
+// is recorded too, with returned false. Only these commands
+// write an idempotency key, so the value before is exact; a store that
+// forgets writes (StoreLosesAckedWrites) makes it stale for the keys it
+// changed, whose findings go to the environment.
+func (h *storeHook) recordRunKey(ctx context.Context, cmd redis.Cmder, sent time.Duration, err error, returned bool) {
+	name := strings.ToLower(cmd.Name())
+	args := cmd.Args()
+	s := h.s
+	if s.k.HoldsBaton(ctx) == nil {
+		return // unwound by the kernel's teardown, off the schedule
+	}
+	op, runKey := h.runKeyOp(name, args)
+	if op == "" {
+		return
+	}
+	if s.runKeys == nil {
+		s.runKeys = map[string]string{}
+	}
+	after, _ := s.Get(firstKey(name, args))
+	before := s.runKeys[runKey]
+	if !returned && after == before {
+		return // died before the command changed anything
+	}
+	rec := history.RunKeyCommand{Step: s.k.Step(), Time: s.k.Now(), Sent: sent, Key: runKey, Op: op,
+		Before: before, After: after, Returned: returned, Failed: returned && err != nil && !errors.Is(err, redis.Nil)}
+	rec.Actor = kernel.ActorOf(ctx).Name()
+	s.runKeys[runKey] = after
+	s.hist.RunKeys = append(s.hist.RunKeys, rec)
+}
