@@ -59,6 +59,9 @@ func (h *storeHook) recordRunKey(ctx context.Context, cmd redis.Cmder, sent time
 	if !returned && after == before {
 		return // died before the command changed anything
 	}
+	if returned && redis.HasErrorPrefix(err, "NOSCRIPT") {
+		return // go-redis runs the script again with EVAL at once
+	}
 	rec := history.RunKeyCommand{Step: s.k.Step(), Time: s.k.Now(), Sent: sent, Key: runKey, Op: op,
 		Before: before, After: after, Returned: returned, Failed: returned && err != nil && !errors.Is(err, redis.Nil)}
 	rec.Actor = kernel.ActorOf(ctx).Name()
