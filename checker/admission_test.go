@@ -130,3 +130,16 @@ func TestFailClosedCountBeyondFailedReadsIsCaught(t *testing.T) {
 	r = Check(Input{History: &s.h, Final: s.final, DLQ: s.dlq, Metrics: []prometheus.Gatherer{reg}, System: cordumSpec})
 	require.False(t, r.Failed(), r.Summary())
 }
+
+// A key turned away by a busy or failing admission must be settled by a
+// retry too; a refusal another try would get again (a mismatch) settles it.
+func TestKeyNeverSettledAfter503IsCaught(t *testing.T) {
+	s := newStory().startRun(1, "k1", 503, "", true).startRun(1, "k1", 503, "", true)
+	r := s.checkAdmission(history.AdmissionSnapshot{})
+	require.Equal(t, []string{"run_key_never_admitted"}, checkers(r))
+	require.Contains(t, r.Violations[0].Message, "turned away with 503")
+
+	s = newStory().startRun(1, "k1", 503, "", true).startRun(1, "k1", 409, history.RunReplyMismatch, false)
+	r = s.checkAdmission(history.AdmissionSnapshot{})
+	require.False(t, r.Failed(), r.Summary())
+}

@@ -1,0 +1,377 @@
+package checker
+
+import (
+	"bytes"
+	"encoding/json"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/dispatchsim/dispatchsim/history"
+)
+
+// checkAdmissionContract holds run admission to what it promises besides
+// one run per key (checkRunAdmission) and keys that never stay blocked
+// (checkRunKeysLive), each from ground truth:
+//   - run_request_refused: a start the system's limits refuse gets 400 or
+//     413, and only such a start does.
+//   - workflow_registration: a registration's reply agrees with the owner
+//     the store holds: taken by another org is a conflict, an empty id is
+//     invalid.
+//   - run_workflow_owner: a start for a workflow its org had registered is
+//     never 404, and one for a workflow that is not its org's never admitted.
+//   - admission_error_without_fault: a 500 to a start, an error to a
+//     registration or a sweep only when a store command of that request
+//     failed.
+//   - reservation_reclaimed_fresh: the sweeper removes, and a retry takes
+//     over, only a reservation older than the stale period in true time.
+//   - sweep_count: the sweeper reports the reservations it removed.
+//   - admission_metrics: the admission's counters agree with the replies
+//     clients saw and the cleanups the store saw fail.
+func checkAdmissionContract(c *run) {
+	if !c.in.System.RunAdmission {
+		return
+	}
+	checkRunRequests(c)
+	checkWorkflowRegistrations(c)
+	checkRunWorkflowOwner(c)
+	checkAdmissionErrors(c)
+	checkReservationsReclaimedStale(c)
+	checkSweepCounts(c)
+	checkAdmissionMetrics(c)
+}
+
+// startRuns are the run starts in the history.
+func (c *run) startRuns() []history.ClientOp {
+	var out []history.ClientOp
+	for _, op := range c.in.History.Ops {
+		if op.Kind == history.OpStartRun {
+			out = append(out, op)
+		}
+	}
+	return out
+}
+
+// refusals are the statuses a start must get for what is wrong with it as a
+// request, before the store is asked; none for a well-formed start. A start
+// that names neither org nor workflow was recorded without them and is not
+// judged.
+func (c *run) refusals(op history.ClientOp) (statuses []int, why []string) {
+	lim := c.in.System.RunRequests
+	if lim.MaxBodyBytes == 0 || op.Org == "" && op.Workflow == "" {
+		return nil, nil
+	}
+	size := max(op.InputBytes, len(op.Input))
+	add := func(status int, reason string) {
+		statuses = append(statuses, status)
+		why = append(why, reason)
+	}
+	if op.Org == "" {
+		add(400, "no org")
+	}
+	if len(op.Key) > lim.MaxKeyBytes {
+		add(400, "a key of "+strconv.Itoa(len(op.Key))+" bytes")
+	}
+	if size > lim.MaxBodyBytes {
+		add(413, "a body of "+strconv.Itoa(size)+" bytes")
+	} else if !jsonObject(op.Input) {
+		add(400, "a body that is not a JSON object")
+	}
+	return statuses, why
+}
+
+// jsonObject reports whether body is one JSON object.
+func jsonObject(body string) bool {
+	b := bytes.TrimSpace([]byte(body))
+	return json.Valid(b) && len(b) > 0 && b[0] == '{'
+}
+
+// checkRunRequests: invalid starts are refused with the status promised, and
+// valid ones never with 400 or 413. An unanswered start says nothing.
+func checkRunRequests(c *run) {
+	for _, op := range c.startRuns() {
+		if op.Status == 0 {
+			continue
+		}
+		want, why := c.refusals(op)
+		switch {
+		case len(want) > 0 && !slices.Contains(want, op.Status):
+			c.violate(LayerInvariants, "run_request_refused", op.Key, op.RetStep, op.Return,
+				"a start with %s got %d, not %v", strings.Join(why, " and "), op.Status, want)
+		case len(want) == 0 && (op.Status == 400 || op.Status == 413) && (op.Org != "" || op.Workflow != ""):
+			c.violate(LayerInvariants, "run_request_refused", op.Key, op.RetStep, op.Return,
+				"a well-formed start of %s for %s (key %s, %d bytes) was refused with %d", op.Workflow, op.Org,
+				shortKey(op.Key), max(op.InputBytes, len(op.Input)), op.Status)
+		}
+	}
+}
+
+func shortKey(key string) string {
+	if len(key) > 40 {
+		return key[:40] + "…"
+	}
+	return key
+}
+
+// storeMayHaveForgotten reports whether a store loss may have undone writes
+// made before t (the store came back as it was at the loss's Since).
+func (c *run) storeMayHaveForgotten(t time.Duration) bool {
+	for _, l := range c.in.History.StoreLosses {
+		if l.Since < t {
+			return true
+		}
+	}
+	return false
+}
+
+// checkWorkflowRegistrations: each registration's reply agrees with the
+// workflow's owner in the store at the end (a workflow is registered once
+// and never changes hands): ok only for the owner, conflict only for
+// another org, invalid exactly for an empty org or id.
+func checkWorkflowRegistrations(c *run) {
+	owners := c.in.Admission.Workflows
+	for _, op := range c.in.History.Ops {
+		if op.Kind != history.OpRegisterWorkflow || op.Unknown {
+			continue
+		}
+		owner := owners[op.Workflow]
+		empty := op.Org == "" || op.Workflow == ""
+		var wrong string
+		switch {
+		case empty && op.Output != history.RegisterInvalid:
+			wrong = "an empty org or workflow id must be refused as invalid"
+		case empty:
+		case op.Output == history.RegisterInvalid:
+			wrong = "both ids were given"
+		case c.storeMayHaveForgotten(op.Return):
+		case op.Output == history.RegisterOK && owner != op.Org:
+			wrong = "the store says the workflow is " + ownerOrNone(owner) + "'s"
+		case op.Output == history.RegisterConflict && (owner == "" || owner == op.Org):
+			wrong = "the store says the workflow is " + ownerOrNone(owner) + "'s"
+		}
+		if wrong != "" {
+			c.violate(LayerInvariants, "workflow_registration", op.Workflow, op.RetStep, op.Return,
+				"registering workflow %q for org %q answered %s, but %s", op.Workflow, op.Org, op.Output, wrong)
+		}
+	}
+}
+
+func ownerOrNone(org string) string {
+	if org == "" {
+		return "nobody"
+	}
+	return org
+}
+
+// checkRunWorkflowOwner: tenants stay apart. A well-formed start is never
+// answered 404 once its org registered the workflow, and never admitted for
+// a workflow that is not its org's.
+func checkRunWorkflowOwner(c *run) {
+	h := c.in.History
+	registered := map[[2]string]uint64{} // org, workflow -> step of the first ok
+	for _, op := range h.Ops {
+		if op.Kind == history.OpRegisterWorkflow && op.Output == history.RegisterOK {
+			k := [2]string{op.Org, op.Workflow}
+			if _, ok := registered[k]; !ok {
+				registered[k] = op.RetStep
+			}
+		}
+	}
+	owners := c.in.Admission.Workflows
+	for _, op := range c.startRuns() {
+		if want, _ := c.refusals(op); len(want) > 0 || op.Org == "" || c.storeMayHaveForgotten(op.Return) {
+			continue
+		}
+		at, ok := registered[[2]string{op.Org, op.Workflow}]
+		switch {
+		case op.Status == 404 && ok && at < op.CallStep:
+			c.violate(LayerInvariants, "run_workflow_owner", op.Key, op.RetStep, op.Return,
+				"a start of workflow %s for org %s got 404, though the org registered it at step %d", op.Workflow, op.Org, at)
+		case op.Status == 200 && owners[op.Workflow] != op.Org:
+			c.violate(LayerInvariants, "run_workflow_owner", op.Key, op.RetStep, op.Return,
+				"a start of workflow %s for org %s was admitted (run %s), but the workflow is %s's", op.Workflow, op.Org,
+				op.Output, ownerOrNone(owners[op.Workflow]))
+		}
+	}
+}
+
+// storeFaultBy reports whether a store fault fired on an actor of group
+// between two steps: the only way a store command of the simulation fails.
+func (c *run) storeFaultBy(group string, from, to uint64) bool {
+	for _, f := range c.in.History.Faults {
+		if f.Step >= from && f.Step <= to && f.Point == history.PointRedis && strings.HasPrefix(f.Actor, group+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+// checkAdmissionErrors: a run start answered 500, a registration or a sweep
+// that failed, each had a store command fail under it. A 503 is not judged:
+// a busy admission lock (its holder died with it) earns one without a fault
+// in the request's own time.
+func checkAdmissionErrors(c *run) {
+	for _, op := range c.in.History.Ops {
+		var group, what string
+		switch {
+		case op.Kind == history.OpStartRun && op.Status == 500:
+			group, what = "gateway", "a start answered 500"
+		case op.Kind == history.OpRegisterWorkflow && op.Output == history.RegisterError:
+			group, what = "clients", "registering workflow "+op.Workflow+" failed"
+		case op.Kind == history.OpSweep && op.Unknown:
+			group, what = "sweeper", "a sweep of stale reservations failed"
+		default:
+			continue
+		}
+		if !c.storeFaultBy(group, op.CallStep, op.RetStep) {
+			c.violate(LayerInvariants, "admission_error_without_fault", op.Key, op.RetStep, op.Return,
+				"%s (steps %d-%d) though no store command of it failed", what, op.CallStep, op.RetStep)
+		}
+	}
+}
+
+// staleSlack covers the millisecond timestamps the reservation index keeps.
+const staleSlack = time.Millisecond
+
+// checkReservationsReclaimedStale: a reservation is taken from its holder
+// (removed by the sweeper, or replaced by a takeover) only once it is older
+// than the stale period in true time, counted from when its write was
+// issued (its writer stamped it then; a delay before the store applied it
+// does not make it younger).
+func checkReservationsReclaimedStale(c *run) {
+	stale := c.in.Admission.StaleAfter
+	if stale <= 0 {
+		return
+	}
+	type written struct {
+		value string
+		sent  time.Duration
+	}
+	last := map[string]written{}
+	for _, r := range c.in.History.RunKeys {
+		reclaimed := r.Op == history.RunKeySweep && r.Removed() || r.Op == history.RunKeyReserve && r.Replaced()
+		if w, ok := last[r.Key]; reclaimed && ok && w.value == r.Before {
+			if age := r.Time - w.sent; age+staleSlack < stale {
+				how := "took over"
+				if r.Op == history.RunKeySweep {
+					how = "swept"
+				}
+				c.violate(LayerInvariants, "reservation_reclaimed_fresh", r.Key, r.Step, r.Time,
+					"%s %s the reservation of key %s %s after it was written, before it was stale (%s)", r.Actor, how,
+					r.Key, age, stale)
+			}
+		}
+		if r.Wrote() {
+			last[r.Key] = written{value: r.After, sent: r.Sent}
+		}
+	}
+}
+
+// checkSweepCounts: each sweep reports the reservations its commands removed
+// in the store; a sweep that failed may have removed one more than it
+// reports (the reply of the last was lost).
+func checkSweepCounts(c *run) {
+	h := c.in.History
+	for _, op := range h.Ops {
+		if op.Kind != history.OpSweep {
+			continue
+		}
+		reported, err := strconv.Atoi(op.Output)
+		if err != nil {
+			continue
+		}
+		removed := 0
+		for _, r := range h.RunKeys {
+			if r.Op == history.RunKeySweep && r.Removed() && r.Step >= op.CallStep && r.Step <= op.RetStep {
+				removed++
+			}
+		}
+		if reported == removed || op.Unknown && reported == removed-1 {
+			continue
+		}
+		c.violate(LayerInvariants, "sweep_count", "", op.RetStep, op.Return,
+			"a sweep (steps %d-%d) reported %d stale reservations removed; the store saw it remove %d", op.CallStep,
+			op.RetStep, reported, removed)
+	}
+}
+
+// checkAdmissionMetrics compares the gateway's counters with ground truth.
+// Every reply is counted when it is sent, so per status code the counter is
+// at least the replies clients saw and at most that plus the starts that
+// went unanswered (the gateway may answer after the client gave up). A
+// cleanup failure is counted right after the command that failed, with no
+// yield between: the counter equals the cleanups the store saw fail.
+func checkAdmissionMetrics(c *run) {
+	g := c.in.GatewayMetrics
+	if g == nil {
+		return
+	}
+	m := c.in.System.Metrics
+	end := c.in.History.End
+	if name := m.RejectedRuns; name != "" {
+		counted := counterByLabel(g, name, "code")
+		seen, unanswered := map[string]int{}, 0
+		for _, op := range c.startRuns() {
+			if op.Status == 0 {
+				unanswered++
+				continue
+			}
+			seen[strconv.Itoa(op.Status)]++
+		}
+		codes := slices.Sorted(maps.Keys(seen))
+		for code := range counted {
+			if _, ok := seen[code]; !ok {
+				codes = append(codes, code)
+			}
+		}
+		for _, code := range codes {
+			got := counted[code]
+			if got < seen[code] || got > seen[code]+unanswered {
+				c.violate(LayerInvariants, "admission_metrics", "", 0, end,
+					"%s{code=%q}=%d but clients saw %d such replies (and %d starts went unanswered)", name, code, got,
+					seen[code], unanswered)
+			}
+		}
+	}
+	if name := m.CleanupFailures; name != "" {
+		failed := 0
+		for _, r := range c.in.History.RunKeys {
+			if r.Op == history.RunKeyRelease && r.Failed {
+				failed++
+			}
+		}
+		if got := counterByLabel(g, name, "")[""]; got != failed {
+			c.violate(LayerInvariants, "admission_metrics", "", 0, end,
+				"%s=%d but the store saw %d cleanups of a reservation fail", name, got, failed)
+		}
+	}
+}
+
+// counterByLabel sums a counter family by the value of one label ("" sums
+// every series under "").
+func counterByLabel(g prometheus.Gatherer, name, label string) map[string]int {
+	out := map[string]int{}
+	families, err := g.Gather()
+	if err != nil {
+		return out
+	}
+	for _, f := range families {
+		if f.GetName() != name {
+			continue
+		}
+		for _, m := range f.GetMetric() {
+			value := ""
+			for _, l := range m.GetLabel() {
+				if label != "" && l.GetName() == label {
+					value = l.GetValue()
+				}
+			}
+			out[value] += int(m.GetCounter().GetValue())
+		}
+	}
+	return out
+}
