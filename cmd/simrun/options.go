@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/dispatchsim/dispatchsim/faults"
 	"github.com/dispatchsim/dispatchsim/reports"
@@ -50,7 +51,9 @@ func configOptions(sc scenarios.Scenario, cfg sim.Config, seed uint64) []reports
 		opt("phases", "fault=%s heal_bound=%s drain=%s", cfg.FaultPhase, cfg.HealBound, cfg.Drain),
 	}
 	if wl.Runs > 0 {
-		out = append(out, opt("workflow runs", "runs=%d keys=%d limit=%d", wl.Runs, wl.RunKeys, wl.RunLimit))
+		out = append(out, opt("workflow runs", "runs=%d keys=%d limit=%d duration=%s orgs=%d workflows=%d reuse=%.2f invalid=%d",
+			wl.Runs, wl.RunKeys, wl.RunLimit, max(wl.RunDuration, 30*time.Second), wl.RunOrgs, wl.RunWorkflows, wl.RunReuse,
+			wl.RunInvalid))
 	}
 	var skews []string
 	for i, d := range cfg.ReplicaSkew {
