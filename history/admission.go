@@ -10,6 +10,21 @@ const (
 	// OpSweep is one call of the gateway's sweeper of stale reservations;
 	// Output is the count it reported removed, Unknown an error.
 	OpSweep OpKind = "sweep_reservations"
+	// OpCompleteRun is the workflow engine finishing run Key of org Org;
+	// Output is "ok", or "error" (Unknown).
+	OpCompleteRun OpKind = "complete_run"
+	// OpSetRunLimit sets org Key's max concurrent runs to Input (<= 0: no
+	// limit); Output is "ok", or "error" (Unknown).
+	OpSetRunLimit OpKind = "set_run_limit"
+	// OpPlantRunKey stores value Input under idempotency key Key as another
+	// writer did (sut.ForeignRunKeys); Output is "ok", or "error" (Unknown).
+	OpPlantRunKey OpKind = "plant_run_key"
+)
+
+// Outputs of the operations that only succeed or fail.
+const (
+	OpOK    = "ok"
+	OpError = "error"
 )
 
 // Replies to a workflow registration.
@@ -28,6 +43,7 @@ const (
 	RunKeyReserve RunKeyOp = "reserve" // a reservation, or the takeover of a stale one
 	RunKeyRelease RunKeyOp = "release" // the cleanup of a reservation after a refused start
 	RunKeySweep   RunKeyOp = "sweep"   // the sweeper's removal of a stale reservation
+	RunKeyWrite   RunKeyOp = "write"   // any other write: another writer's value
 )
 
 // RunKeyCommand is one command on an idempotency key's stored value, as the

@@ -79,10 +79,10 @@ type CommandFact struct {
 	// bind an idempotency key to a new run.
 	Admission, Reserve bool
 	// RunKey is the idempotency key (as clients send it) whose stored value
-	// a write of run admission may change: a reservation (Reserve), the
-	// cleanup of one after a refused start (Release) or the sweeper's
-	// removal of a stale one (Sweep). The simulator records each such
-	// command with the key's value before and after it.
+	// a write may change: a reservation (Reserve), the cleanup of one after
+	// a refused start (Release), the sweeper's removal of a stale one
+	// (Sweep), or any other write (another writer's value). The simulator
+	// records each such command with the key's value before and after it.
 	RunKey         string
 	Release, Sweep bool
 }

@@ -12,10 +12,10 @@ import (
 	"github.com/dispatchsim/dispatchsim/sim/kernel"
 )
 
-// runKeyOp is the recorded kind of a command the observer says changes an
+// runKeyOp is the recorded kind of a write the observer says may change an
 // idempotency key's value, "" for any other command.
 func (h *storeHook) runKeyOp(name string, args []any) (op history.RunKeyOp, runKey string) {
-	if name != "evalsha" && name != "eval" {
+	if readOnly[name] || handshake[name] {
 		return "", ""
 	}
 	f := h.s.obs.Command(name, args)
@@ -29,15 +29,15 @@ func (h *storeHook) runKeyOp(name string, args []any) (op history.RunKeyOp, runK
 	case f.Sweep:
 		return history.RunKeySweep, f.RunKey
 	}
-	return "", ""
+	return history.RunKeyWrite, f.RunKey
 }
 
 // recordRunKey puts a run admission command on an idempotency key into the
 // history with the key's value before it (the value the store held after
 // the last such command) and after it (read from the store). It runs
 // deferred, so a caller that dies at the command after it applied (a crash)
-// is recorded too, with returned false. Only these commands
-// write an idempotency key, so the value before is exact; a store that
+// is recorded too, with returned false. Every write that names an
+// idempotency key is one of these, so the value before is exact; a store that
 // forgets writes (StoreLosesAckedWrites) makes it stale for the keys it
 // changed, whose findings go to the environment.
 func (h *storeHook) recordRunKey(ctx context.Context, cmd redis.Cmder, sent time.Duration, err error, returned bool) {

@@ -94,7 +94,11 @@ func (observer) Command(cmd string, a []any) sut.CommandFact {
 	if cmd != "evalsha" && cmd != "eval" || len(a) < 4 {
 		if len(a) > 1 {
 			if key, ok := a[1].(string); ok && strings.HasPrefix(key, admissionPrefix) {
-				return sut.CommandFact{Admission: true}
+				f := sut.CommandFact{Admission: true}
+				if runKey, ok := strings.CutPrefix(key, idempotencyPrefix); ok && (cmd == "set" || cmd == "del") {
+					f.RunKey = runKey
+				}
+				return f
 			}
 		}
 		return sut.CommandFact{}

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/redis/go-redis/v9"
+
 	"github.com/dispatchsim/dispatchsim/engine"
 	"github.com/dispatchsim/dispatchsim/sut"
 )
@@ -106,15 +108,19 @@ func (System) StartGateway(p sut.Ports, o sut.Options) (sut.Gateway, error) {
 	if err != nil {
 		return nil, fmt.Errorf("gateway admission: %w", err)
 	}
-	return &gateway{bus: p.Bus, jobs: engine.NewJobStore(p.Redis, clock{p.Clock}), admit: admit, routes: admit.Routes()}, nil
+	return &gateway{bus: p.Bus, jobs: engine.NewJobStore(p.Redis, clock{p.Clock}), admit: admit, routes: admit.Routes(),
+		rdb: p.Redis}, nil
 }
 
 type gateway struct {
 	bus    sut.Bus
 	jobs   *engine.JobStore
 	admit  *engine.Admission
-	routes http.Handler // the run admission API
+	routes http.Handler          // the run admission API
+	rdb    redis.UniversalClient // for the values another writer left
 }
+
+var _ sut.ForeignRunKeys = (*gateway)(nil)
 
 func (g *gateway) Submit(ctx context.Context, j sut.Job) error {
 	b, err := jsonBytes(engine.JobRequest{JobID: j.ID, Topic: j.Topic, Requires: j.Requires})
@@ -187,6 +193,32 @@ var conflictReasons = map[string]string{
 	"idempotency key in flight":                       sut.RunInFlight,
 	"idempotency key reused with a different payload": sut.RunMismatch,
 	"idempotency key already used":                    sut.RunUsed,
+}
+
+func (g *gateway) SetOrgRunLimit(ctx context.Context, org string, n int) error {
+	return g.admit.SetOrgRunLimit(ctx, org, n)
+}
+
+// ForeignRunKeyValues are values the engine did not write: Cordum's bare run
+// id (its gateway stored no fingerprint), and values whose run id or
+// fingerprint are not in the engine's form (another id scheme, upper-case
+// hex, not hex at all).
+func (g *gateway) ForeignRunKeyValues() []string {
+	const uuid = "0b9f1c6e-5a7d-4c3b-9e2f-8a1b2c3d4e5f"
+	fp := "9c56cc51b374c3ba189210d5b6d4bf57790d351c96c47c02190ecf1e430635ab"
+	return []string{
+		uuid,
+		"run_0123456789abcdef0123456789abcdef|" + fp,
+		strings.ToUpper(uuid) + "|" + fp,
+		uuid + "|" + strings.ToUpper(fp),
+		uuid + "|" + strings.Repeat("z", len(fp)),
+	}
+}
+
+// PlantRunKey stores value under key's idempotency record, as a writer that
+// knows nothing of the engine's reservations does (no index entry).
+func (g *gateway) PlantRunKey(ctx context.Context, key, value string) error {
+	return g.rdb.Set(ctx, idempotencyPrefix+key, value, 0).Err()
 }
 
 func (g *gateway) CompleteRun(ctx context.Context, org, runID string) error {
