@@ -21,7 +21,8 @@ const (
 	runMaxTries  = 120
 	// runCompleterTick is how often the workflow engine looks for runs that are due.
 	runCompleterTick = 5 * time.Second
-	// registerMaxTries bounds a registration's retries after an error.
+	// registerMaxTries bounds the retries of what the run clients set up
+	// (a registration, an org's limit, another writer's value) after an error.
 	registerMaxTries = 30
 	// opInputMax is how much of a request body an operation keeps.
 	opInputMax = 256
@@ -117,7 +118,56 @@ func (c *Clients) scheduleRuns(rng *rand.Rand) {
 		})
 	}
 	c.scheduleInvalidRuns()
+	c.scheduleUnkeyedRuns()
+	c.scheduleForeignKeyRuns()
 }
+
+// scheduleUnkeyedRuns plans the starts without an idempotency key, over the
+// workflows in turn, at times drawn from their own PRNG.
+func (c *Clients) scheduleUnkeyedRuns() {
+	wl := c.wl
+	rng := c.seeds.Child("run-unkeyed")
+	for i := range wl.RunsWithoutKey {
+		at := time.Second + time.Duration(rng.Int64N(int64(wl.SubmitWindow)))
+		client := wl.Jobs + wl.StatusReads + wl.Runs + wl.RunInvalid + i
+		w := i % wl.RunWorkflows
+		in := runIntent{org: runOrg(wl.workflowOrg(w)), workflow: runWorkflow(w),
+			payload: []byte(fmt.Sprintf(`{"input":"unkeyed-%d"}`, i+1))}
+		crng := c.seeds.Child(fmt.Sprintf("unkeyed-run-client-%d", i))
+		c.pending++
+		c.k.At(at, func() {
+			c.k.Spawn("clients", fmt.Sprintf("start-unkeyed-run-%d", i), func(ctx context.Context) {
+				c.startRun(ctx, client, i, "", in, crng)
+			})
+		})
+	}
+}
+
+// scheduleForeignKeyRuns plans one start for each key holding another
+// writer's value (planted at boot), at times drawn from their own PRNG.
+func (c *Clients) scheduleForeignKeyRuns() {
+	wl := c.wl
+	if c.foreign == nil {
+		return
+	}
+	rng := c.seeds.Child("run-foreign")
+	for i := range wl.RunForeignKeys {
+		at := time.Second + time.Duration(rng.Int64N(int64(wl.SubmitWindow)))
+		client := wl.Jobs + wl.StatusReads + wl.Runs + wl.RunInvalid + wl.RunsWithoutKey + i
+		key := foreignKey(i)
+		in := runIntent{org: runOrg(0), workflow: runWorkflow(0), payload: []byte(`{"input":"` + key + `"}`)}
+		crng := c.seeds.Child(fmt.Sprintf("foreign-run-client-%d", i))
+		c.pending++
+		c.k.At(at, func() {
+			c.k.Spawn("clients", fmt.Sprintf("start-foreign-run-%d", i), func(ctx context.Context) {
+				c.startRun(ctx, client, i, key, in, crng)
+			})
+		})
+	}
+}
+
+// foreignKey names the i-th key another writer's value is planted under.
+func foreignKey(i int) string { return fmt.Sprintf("legacy-%d", i+1) }
 
 // invalidRun is a start request the gateway must refuse before admission.
 type invalidRun struct {
@@ -193,6 +243,17 @@ func (c *Clients) bootAdmission() {
 	c.k.Spawn("clients", "register-workflow", func(ctx context.Context) {
 		defer func() { c.pending-- }()
 		wl := c.wl
+		if c.foreign != nil {
+			values := c.foreign.ForeignRunKeyValues()
+			for i := range wl.RunForeignKeys {
+				key, value := foreignKey(i), values[i%len(values)]
+				c.settle(ctx, history.OpPlantRunKey, key, value, "", func() error { return c.foreign.PlantRunKey(ctx, key, value) })
+			}
+		}
+		for o := max(wl.RunOrgs-wl.RunUnlimitedOrgs, 0); o < wl.RunOrgs; o++ {
+			org := runOrg(o)
+			c.settle(ctx, history.OpSetRunLimit, org, "0", org, func() error { return c.admit.SetOrgRunLimit(ctx, org, 0) })
+		}
 		for w := range wl.RunWorkflows {
 			c.register(ctx, runOrg(wl.workflowOrg(w)), runWorkflow(w))
 		}
@@ -238,13 +299,41 @@ func (c *Clients) register(ctx context.Context, org, workflow string) {
 	}
 }
 
+// settle runs call, an operation of kind on key that only succeeds or
+// fails, retrying while it fails, and records each attempt.
+func (c *Clients) settle(ctx context.Context, kind history.OpKind, key, input, org string, call func() error) {
+	a := kernel.ActorOf(ctx)
+	for range registerMaxTries {
+		op := history.ClientOp{Client: -1, Kind: kind, Key: key, Input: input, Org: org, Call: c.k.Now(), CallStep: c.k.Step()}
+		err := call()
+		op.Return, op.RetStep, op.Output = c.k.Now(), c.k.Step(), history.OpOK
+		if err != nil {
+			op.Output, op.Unknown = history.OpError, true
+			c.k.Tracef(a.Name(), "%s %s: %v", kind, key, err)
+		}
+		c.hist.Ops = append(c.hist.Ops, op)
+		if err == nil {
+			return
+		}
+		a.SleepUntil(c.k.Now() + time.Second)
+	}
+}
+
 // startRun is one client starting a run with an idempotency key, retrying as a
-// client that holds a key may: the same key and intent each time.
+// client that holds a key may: the same key and intent each time. Without a
+// key it retries only what created nothing (a 429).
 func (c *Clients) startRun(ctx context.Context, client, i int, key string, in runIntent, rng *rand.Rand) {
 	defer func() { c.pending-- }()
 	a := kernel.ActorOf(ctx)
+	name := "run"
+	if key == "" {
+		name = "unkeyed-run"
+	}
 	for try := range runMaxTries {
-		res, answered := c.recordRun(a, client, fmt.Sprintf("run-%d-%d", i, try), key, in)
+		res, answered := c.recordRun(a, client, fmt.Sprintf("%s-%d-%d", name, i, try), key, in)
+		if key == "" && (!answered || res.Status != 429) {
+			return
+		}
 		if answered && !retryableRunReply(res) {
 			return
 		}
@@ -322,9 +411,15 @@ func (c *Clients) completeDueRuns(ctx context.Context) {
 		for o := range c.wl.RunOrgs {
 			org := runOrg(o)
 			for _, runID := range c.obs.DueRuns(c.store, org, kernel.Epoch.Add(c.k.Now()), d) {
-				if err := c.admit.CompleteRun(ctx, org, runID); err != nil {
+				op := history.ClientOp{Client: -1, Kind: history.OpCompleteRun, Key: runID, Org: org, Call: c.k.Now(),
+					CallStep: c.k.Step()}
+				err := c.admit.CompleteRun(ctx, org, runID)
+				op.Return, op.RetStep, op.Output = c.k.Now(), c.k.Step(), history.OpOK
+				if err != nil {
+					op.Output, op.Unknown = history.OpError, true
 					c.k.Tracef(a.Name(), "complete run %s: %v", runID, err)
 				}
+				c.hist.Ops = append(c.hist.Ops, op)
 			}
 		}
 	}

@@ -27,6 +27,9 @@ type Clients struct {
 	faultPhase time.Duration
 	gateway    sut.Gateway
 	admit      sut.Admission // nil when the system has no run admission
+	// foreign plants other writers' values under keys (nil: the system
+	// names none).
+	foreign sut.ForeignRunKeys
 	// limits are the system's bounds on a run start (invalid requests).
 	limits sut.RunRequestLimits
 
@@ -43,6 +46,7 @@ func New(env kernel.Env, s *store.Store, gw sut.Gateway, wl Workload, faultPhase
 	c := &Clients{k: env.Kernel, hist: env.History, obs: env.Observer, seeds: env.Seeds, store: s, wl: wl,
 		faultPhase: faultPhase, gateway: gw}
 	c.admit, _ = gw.(sut.Admission)
+	c.foreign, _ = gw.(sut.ForeignRunKeys)
 	return c
 }
 
@@ -60,7 +64,7 @@ func (c *Clients) Pending() int { return c.pending }
 func (c *Clients) nextClient() int {
 	wl := c.wl
 	c.scripted++
-	return wl.Jobs + wl.StatusReads + wl.Runs + wl.RunInvalid + c.scripted
+	return wl.Jobs + wl.StatusReads + wl.Runs + wl.RunInvalid + wl.RunsWithoutKey + wl.RunForeignKeys + c.scripted
 }
 
 // Submit has a new client submit a job on topic now; it returns the job id.

@@ -39,6 +39,17 @@ type Workload struct {
 	// a body over the system's limit, a key over its limit, and a workflow
 	// of another org (or none).
 	RunInvalid int
+	// RunsWithoutKey are starts with no idempotency key, each its own run:
+	// its client retries after a 429 only (after a 5xx or no reply a retry
+	// could start a second run).
+	RunsWithoutKey int
+	// RunUnlimitedOrgs are how many orgs (the last ones) have no run limit:
+	// their starts are never turned away with 429.
+	RunUnlimitedOrgs int
+	// RunForeignKeys are keys holding values another writer left (the
+	// system's sut.ForeignRunKeys), planted before the first start, each
+	// started once by a client: the system must refuse them as used.
+	RunForeignKeys int
 	// Requires maps a topic to the capabilities its jobs require (default:
 	// "gpu" jobs require "gpu").
 	Requires map[string][]string
