@@ -32,6 +32,9 @@ import (
 //   - sweep_count: the sweeper reports the reservations it removed.
 //   - admission_metrics: the admission's counters agree with the replies
 //     clients saw and the cleanups the store saw fail.
+//   - run_limit: an org set to no limit is never turned away with 429.
+//   - run_key_foreign: a key holding a value another writer left is refused
+//     as used, and the value stays.
 func checkAdmissionContract(c *run) {
 	if !c.in.System.RunAdmission {
 		return
@@ -39,6 +42,8 @@ func checkAdmissionContract(c *run) {
 	checkRunRequests(c)
 	checkWorkflowRegistrations(c)
 	checkRunWorkflowOwner(c)
+	checkUnlimitedOrgs(c)
+	checkForeignKeys(c)
 	checkAdmissionErrors(c)
 	checkReservationsReclaimedStale(c)
 	checkSweepCounts(c)
@@ -210,8 +215,9 @@ func (c *run) storeFaultBy(group string, from, to uint64) bool {
 	return false
 }
 
-// checkAdmissionErrors: a run start answered 500, a registration or a sweep
-// that failed, each had a store command fail under it. A 503 is not judged:
+// checkAdmissionErrors: a run start answered 500, a registration, a sweep,
+// a run's completion or a set-up step that failed, each had a store command
+// fail under it. A 503 is not judged:
 // a busy admission lock (its holder died with it) earns one without a fault
 // in the request's own time.
 func checkAdmissionErrors(c *run) {
@@ -224,6 +230,10 @@ func checkAdmissionErrors(c *run) {
 			group, what = "clients", "registering workflow "+op.Workflow+" failed"
 		case op.Kind == history.OpSweep && op.Unknown:
 			group, what = "sweeper", "a sweep of stale reservations failed"
+		case op.Kind == history.OpCompleteRun && op.Unknown && !c.storeMayHaveForgotten(op.Return):
+			group, what = "workflow-engine", "completing run "+op.Key+" failed"
+		case (op.Kind == history.OpSetRunLimit || op.Kind == history.OpPlantRunKey) && op.Unknown:
+			group, what = "clients", string(op.Kind)+" "+op.Key+" failed"
 		default:
 			continue
 		}
@@ -265,8 +275,11 @@ func checkReservationsReclaimedStale(c *run) {
 					r.Key, age, stale)
 			}
 		}
-		if r.Wrote() {
+		switch {
+		case r.Wrote() && r.Op == history.RunKeyReserve:
 			last[r.Key] = written{value: r.After, sent: r.Sent}
+		case r.Wrote():
+			delete(last, r.Key) // another writer's value is no reservation
 		}
 	}
 }
@@ -374,4 +387,62 @@ func counterByLabel(g prometheus.Gatherer, name, label string) map[string]int {
 		}
 	}
 	return out
+}
+
+// checkUnlimitedOrgs: once an org's limit is set to none, its starts are
+// never turned away for capacity.
+func checkUnlimitedOrgs(c *run) {
+	unlimited := map[string]uint64{} // org -> step the limit was lifted
+	for _, op := range c.in.History.Ops {
+		if op.Kind != history.OpSetRunLimit || op.Output != history.OpOK {
+			continue
+		}
+		if n, err := strconv.Atoi(op.Input); err == nil && n <= 0 {
+			unlimited[op.Key] = op.RetStep
+		} else {
+			delete(unlimited, op.Key)
+		}
+	}
+	for _, op := range c.startRuns() {
+		if at, ok := unlimited[op.Org]; ok && op.Status == 429 && at < op.CallStep && !c.storeMayHaveForgotten(op.Return) {
+			c.violate(LayerInvariants, "run_limit", op.Key, op.RetStep, op.Return,
+				"a start for org %s got 429, though the org has had no run limit since step %d", op.Org, at)
+		}
+	}
+}
+
+// checkForeignKeys: a key holding a value the system did not write (planted
+// as another writer's) is never resolved: each start with it that gets as
+// far as the key is refused as used (never admitted, in flight, a mismatch
+// or a 429), and no command of the system changes the value.
+func checkForeignKeys(c *run) {
+	h := c.in.History
+	planted := map[string]history.ClientOp{}
+	for _, op := range h.Ops {
+		if op.Kind == history.OpPlantRunKey && op.Output == history.OpOK {
+			planted[op.Key] = op
+		}
+	}
+	if len(planted) == 0 {
+		return
+	}
+	for _, op := range c.startRuns() {
+		p, ok := planted[op.Key]
+		if !ok || op.CallStep < p.RetStep || c.storeMayHaveForgotten(op.Return) {
+			continue
+		}
+		if op.Status == 200 || op.Status == 429 || op.Status == 409 && op.Output != history.RunReplyUsed {
+			c.violate(LayerInvariants, "run_key_foreign", op.Key, op.RetStep, op.Return,
+				"key %s holds a value the system did not write (%q), yet a start with it got %d %s", op.Key, p.Input,
+				op.Status, op.Output)
+		}
+	}
+	for _, r := range h.RunKeys {
+		p, ok := planted[r.Key]
+		if ok && r.Step > p.RetStep && r.Before == p.Input && r.After != p.Input {
+			c.violate(LayerInvariants, "run_key_foreign", r.Key, r.Step, r.Time,
+				"%s's %s changed key %s's value %q, which the system did not write, to %q", r.Actor, r.Op, r.Key,
+				p.Input, r.After)
+		}
+	}
 }

@@ -292,3 +292,53 @@ func TestMismatchForTheBindingsOwnIntentIsCaught(t *testing.T) {
 	r = replayed.checkContract(owned, nil)
 	require.Equal(t, []string{"run_admission"}, checkers(r), "another org's start replayed the run")
 }
+
+// setup adds a set-up operation of kind (a limit, a planted value) on key.
+func (s *story) setup(kind history.OpKind, key, input, output string) *story {
+	call := s.tick()
+	ret := s.tick()
+	s.h.Ops = append(s.h.Ops, history.ClientOp{Client: -1, Kind: kind, Key: key, Input: input, Output: output,
+		CallStep: call, RetStep: ret, Return: s.at(), Unknown: output == history.OpError})
+	return s
+}
+
+// An org without a limit is never turned away with 429; one with a limit
+// may be.
+func TestUnlimitedOrgTurnedAwayIsCaught(t *testing.T) {
+	s := newStory().setup(history.OpSetRunLimit, "org-2", "0", history.OpOK).
+		start(1, "org-1", "wf-1", "", body, 429, "").
+		start(2, "org-2", "wf-2", "", body, 200, runA)
+	r := s.checkContract(owned, nil)
+	require.False(t, r.Failed(), r.Summary())
+
+	s = newStory().setup(history.OpSetRunLimit, "org-2", "0", history.OpOK).start(2, "org-2", "wf-2", "", body, 429, "")
+	require.Equal(t, []string{"run_limit"}, checkers(s.checkContract(owned, nil)))
+
+	s = newStory().setup(history.OpSetRunLimit, "org-2", "0", history.OpError)
+	require.Equal(t, []string{"admission_error_without_fault"}, checkers(s.checkContract(owned, nil)))
+}
+
+// A key holding another writer's value is refused as used and keeps it.
+func TestForeignKeyResolvedIsCaught(t *testing.T) {
+	const legacy = "0b9f1c6e-5a7d-4c3b-9e2f-8a1b2c3d4e5f"
+	legal := newStory().setup(history.OpPlantRunKey, "legacy-1", legacy, history.OpOK).
+		start(1, "org-1", "wf-1", "legacy-1", body, 409, history.RunReplyUsed).
+		start(2, "org-2", "wf-1", "legacy-1", body, 404, "").
+		keyCommand(history.RunKeyReserve, "legacy-1", legacy, legacy, 0)
+	r := legal.checkContract(owned, nil)
+	require.False(t, r.Failed(), r.Summary())
+
+	for name, s := range map[string]*story{
+		"admitted": newStory().setup(history.OpPlantRunKey, "legacy-1", legacy, history.OpOK).
+			start(1, "org-1", "wf-1", "legacy-1", body, 200, runA),
+		"refused as a mismatch": newStory().setup(history.OpPlantRunKey, "legacy-1", legacy, history.OpOK).
+			start(1, "org-1", "wf-1", "legacy-1", body, 409, history.RunReplyMismatch),
+		"taken over": newStory().setup(history.OpPlantRunKey, "legacy-1", legacy, history.OpOK).
+			keyCommand(history.RunKeyReserve, "legacy-1", legacy, runA+"|fp", 0),
+	} {
+		t.Run(name, func(t *testing.T) {
+			r := s.checkContract(owned, nil)
+			require.Contains(t, checkers(r), "run_key_foreign", r.Summary())
+		})
+	}
+}
