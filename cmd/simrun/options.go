@@ -51,9 +51,10 @@ func configOptions(sc scenarios.Scenario, cfg sim.Config, seed uint64) []reports
 		opt("phases", "fault=%s heal_bound=%s drain=%s", cfg.FaultPhase, cfg.HealBound, cfg.Drain),
 	}
 	if wl.Runs > 0 {
-		out = append(out, opt("workflow runs", "runs=%d keys=%d limit=%d duration=%s orgs=%d workflows=%d reuse=%.2f invalid=%d",
-			wl.Runs, wl.RunKeys, wl.RunLimit, max(wl.RunDuration, 30*time.Second), wl.RunOrgs, wl.RunWorkflows, wl.RunReuse,
-			wl.RunInvalid))
+		out = append(out, opt("workflow runs", "runs=%d keys=%d limit=%d duration=%s orgs=%d (%d unlimited) workflows=%d "+
+			"reuse=%.2f invalid=%d without_key=%d foreign_keys=%d", wl.Runs, wl.RunKeys, wl.RunLimit,
+			max(wl.RunDuration, 30*time.Second), wl.RunOrgs, wl.RunUnlimitedOrgs, wl.RunWorkflows, wl.RunReuse, wl.RunInvalid,
+			wl.RunsWithoutKey, wl.RunForeignKeys))
 	}
 	var skews []string
 	for i, d := range cfg.ReplicaSkew {
