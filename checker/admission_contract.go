@@ -390,7 +390,8 @@ func counterByLabel(g prometheus.Gatherer, name, label string) map[string]int {
 }
 
 // checkUnlimitedOrgs: once an org's limit is set to none, its starts are
-// never turned away for capacity.
+// never turned away for capacity: no 429, and no 503 but under a store
+// fault of the start's own (no admission lock to find busy).
 func checkUnlimitedOrgs(c *run) {
 	unlimited := map[string]uint64{} // org -> step the limit was lifted
 	for _, op := range c.in.History.Ops {
@@ -404,9 +405,13 @@ func checkUnlimitedOrgs(c *run) {
 		}
 	}
 	for _, op := range c.startRuns() {
-		if at, ok := unlimited[op.Org]; ok && op.Status == 429 && at < op.CallStep && !c.storeMayHaveForgotten(op.Return) {
+		at, ok := unlimited[op.Org]
+		if !ok || at > op.CallStep || c.storeMayHaveForgotten(op.Return) {
+			continue
+		}
+		if op.Status == 429 || op.Status == 503 && !c.storeFaultBy("gateway", op.CallStep, op.RetStep) {
 			c.violate(LayerInvariants, "run_limit", op.Key, op.RetStep, op.Return,
-				"a start for org %s got 429, though the org has had no run limit since step %d", op.Org, at)
+				"a start for org %s got %d, though the org has had no run limit since step %d", op.Org, op.Status, at)
 		}
 	}
 }

@@ -314,6 +314,9 @@ func TestUnlimitedOrgTurnedAwayIsCaught(t *testing.T) {
 	s = newStory().setup(history.OpSetRunLimit, "org-2", "0", history.OpOK).start(2, "org-2", "wf-2", "", body, 429, "")
 	require.Equal(t, []string{"run_limit"}, checkers(s.checkContract(owned, nil)))
 
+	s = newStory().setup(history.OpSetRunLimit, "org-2", "0", history.OpOK).start(2, "org-2", "wf-2", "", body, 503, "")
+	require.Equal(t, []string{"run_limit"}, checkers(s.checkContract(owned, nil)), "busy, with no lock to be busy")
+
 	s = newStory().setup(history.OpSetRunLimit, "org-2", "0", history.OpError)
 	require.Equal(t, []string{"admission_error_without_fault"}, checkers(s.checkContract(owned, nil)))
 }
