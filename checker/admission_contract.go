@@ -32,7 +32,8 @@ import (
 //   - sweep_count: the sweeper reports the reservations it removed.
 //   - admission_metrics: the admission's counters agree with the replies
 //     clients saw and the cleanups the store saw fail.
-//   - run_limit: an org set to no limit is never turned away with 429.
+//   - run_limit: no org has more runs active than its limit, and one set to
+//     no limit is never turned away with 429.
 //   - run_key_foreign: a key holding a value another writer left is refused
 //     as used, and the value stays.
 func checkAdmissionContract(c *run) {
@@ -43,6 +44,7 @@ func checkAdmissionContract(c *run) {
 	checkWorkflowRegistrations(c)
 	checkRunWorkflowOwner(c)
 	checkUnlimitedOrgs(c)
+	checkActiveRuns(c)
 	checkForeignKeys(c)
 	checkAdmissionErrors(c)
 	checkReservationsReclaimedStale(c)
@@ -217,15 +219,18 @@ func (c *run) storeFaultBy(group string, from, to uint64) bool {
 
 // checkAdmissionErrors: a run start answered 500, a registration, a sweep,
 // a run's completion or a set-up step that failed, each had a store command
-// fail under it. A 503 is not judged:
-// a busy admission lock (its holder died with it) earns one without a fault
-// in the request's own time.
+// fail under it. A 503 can also mean the org's admission was busy (its
+// holder may have died holding it), but only after waiting its turn for
+// RunAdmissionWait: a sooner 503 needs a fault too.
 func checkAdmissionErrors(c *run) {
 	for _, op := range c.in.History.Ops {
 		var group, what string
 		switch {
 		case op.Kind == history.OpStartRun && op.Status == 500:
 			group, what = "gateway", "a start answered 500"
+		case op.Kind == history.OpStartRun && op.Status == 503 && op.Return-op.Call < c.in.System.RunAdmissionWait:
+			group, what = "gateway", "a start answered 503 after "+(op.Return-op.Call).String()+
+				", sooner than a busy admission gives up ("+c.in.System.RunAdmissionWait.String()+")"
 		case op.Kind == history.OpRegisterWorkflow && op.Output == history.RegisterError:
 			group, what = "clients", "registering workflow "+op.Workflow+" failed"
 		case op.Kind == history.OpSweep && op.Unknown:
@@ -253,7 +258,11 @@ const staleSlack = time.Millisecond
 // issued (its writer stamped it then; a delay before the store applied it
 // does not make it younger).
 func checkReservationsReclaimedStale(c *run) {
-	stale := c.in.Admission.StaleAfter
+	// The promise, not the configuration the system reports about itself.
+	stale := c.in.System.StaleReservationAfter
+	if stale <= 0 {
+		stale = c.in.Admission.StaleAfter
+	}
 	if stale <= 0 {
 		return
 	}
@@ -449,5 +458,39 @@ func checkForeignKeys(c *run) {
 				"%s's %s changed key %s's value %q, which the system did not write, to %q", r.Actor, r.Op, r.Key,
 				p.Input, r.After)
 		}
+	}
+}
+
+// checkActiveRuns: no org ever has more runs active than the loosest limit
+// it had until then (the system's RunLimit, or one set for it; a set whose
+// outcome is unknown may have applied).
+func checkActiveRuns(c *run) {
+	h := c.in.History
+	const none = -1
+	loosest := func(org string, step uint64) int {
+		limit := c.in.System.RunLimit
+		if limit <= 0 {
+			return none
+		}
+		for _, op := range h.Ops {
+			if op.Kind != history.OpSetRunLimit || op.Key != org || op.CallStep > step ||
+				op.Output != history.OpOK && !op.Unknown {
+				continue
+			}
+			n, err := strconv.Atoi(op.Input)
+			if err != nil || n <= 0 {
+				return none
+			}
+			limit = max(limit, n)
+		}
+		return limit
+	}
+	for _, rc := range h.RunCounts {
+		limit := loosest(rc.Org, rc.Step)
+		if limit == none || rc.Active <= limit || c.storeMayHaveForgotten(rc.Time) {
+			continue
+		}
+		c.violate(LayerInvariants, "run_limit", "", rc.Step, rc.Time,
+			"org %s had %d runs active after %s's command, over its limit of %d", rc.Org, rc.Active, rc.Actor, limit)
 	}
 }

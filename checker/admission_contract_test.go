@@ -315,6 +315,7 @@ func TestUnlimitedOrgTurnedAwayIsCaught(t *testing.T) {
 	require.Equal(t, []string{"run_limit"}, checkers(s.checkContract(owned, nil)))
 
 	s = newStory().setup(history.OpSetRunLimit, "org-2", "0", history.OpOK).start(2, "org-2", "wf-2", "", body, 503, "")
+	s.h.Ops[len(s.h.Ops)-1].Return += 2 * time.Second
 	require.Equal(t, []string{"run_limit"}, checkers(s.checkContract(owned, nil)), "busy, with no lock to be busy")
 
 	s = newStory().setup(history.OpSetRunLimit, "org-2", "0", history.OpError)
@@ -344,4 +345,34 @@ func TestForeignKeyResolvedIsCaught(t *testing.T) {
 			require.Contains(t, checkers(r), "run_key_foreign", r.Summary())
 		})
 	}
+}
+
+// A 503 comes from a fault or from a busy admission, which gives up only
+// after waiting its turn.
+func TestBusyTooSoonIsCaught(t *testing.T) {
+	s := newStory().start(1, "org-1", "wf-1", "", body, 503, "")
+	require.Equal(t, []string{"admission_error_without_fault"}, checkers(s.checkContract(owned, nil)))
+
+	s.h.Ops[0].Return += 2 * time.Second
+	r := s.checkContract(owned, nil)
+	require.False(t, r.Failed(), r.Summary())
+}
+
+// No org has more runs active than its limit: the system's, or a looser
+// one set for it.
+func TestActiveRunsOverTheLimitAreCaught(t *testing.T) {
+	count := func(s *story, org string, active int) *story {
+		s.h.RunCounts = append(s.h.RunCounts, history.RunCount{Step: s.tick(), Time: s.at(), Actor: "gateway/run-0-0",
+			Org: org, Active: active})
+		return s
+	}
+	s := count(count(newStory(), "org-1", 1), "org-1", 0)
+	s = count(s, "org-1", 2)
+	r := s.checkContract(owned, nil) // cordumSpec: one run at a time
+	require.Equal(t, []string{"run_limit"}, checkers(r))
+
+	s = count(newStory().setup(history.OpSetRunLimit, "org-1", "2", history.OpOK), "org-1", 2)
+	s = count(s.setup(history.OpSetRunLimit, "org-2", "0", history.OpOK), "org-2", 7)
+	r = s.checkContract(owned, nil)
+	require.False(t, r.Failed(), r.Summary())
 }

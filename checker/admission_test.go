@@ -135,11 +135,15 @@ func TestFailClosedCountBeyondFailedReadsIsCaught(t *testing.T) {
 // retry too; a refusal another try would get again (a mismatch) settles it.
 func TestKeyNeverSettledAfter503IsCaught(t *testing.T) {
 	s := newStory().startRun(1, "k1", 503, "", true).startRun(1, "k1", 503, "", true)
+	for i := range s.h.Ops {
+		s.h.Ops[i].Return += 2 * time.Second // each waited for its turn, then gave up
+	}
 	r := s.checkAdmission(history.AdmissionSnapshot{})
 	require.Equal(t, []string{"run_key_never_admitted"}, checkers(r))
 	require.Contains(t, r.Violations[0].Message, "turned away with 503")
 
 	s = newStory().startRun(1, "k1", 503, "", true).startRun(1, "k1", 409, history.RunReplyMismatch, false)
+	s.h.Ops[0].Return += 2 * time.Second
 	r = s.checkAdmission(history.AdmissionSnapshot{})
 	require.False(t, r.Failed(), r.Summary())
 }

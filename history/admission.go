@@ -72,3 +72,13 @@ func (c RunKeyCommand) Replaced() bool { return c.Before != "" && c.After != "" 
 
 // Wrote reports whether the command stored a new value under the key.
 func (c RunKeyCommand) Wrote() bool { return c.After != "" && c.After != c.Before }
+
+// RunCount is how many runs of an org were active right after a command
+// that created or finished one, as the store held them.
+type RunCount struct {
+	Step   uint64
+	Time   time.Duration
+	Actor  string
+	Org    string
+	Active int
+}

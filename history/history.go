@@ -41,6 +41,8 @@ type History struct {
 	// RunKeys are the run admission commands on idempotency keys' values,
 	// as the store applied them.
 	RunKeys []RunKeyCommand
+	// RunCounts are each org's active runs after every change of them.
+	RunCounts []RunCount
 }
 
 // SubmittedJob is a job a gateway client submitted; Accepted when the broker

@@ -85,6 +85,9 @@ type CommandFact struct {
 	// records each such command with the key's value before and after it.
 	RunKey         string
 	Release, Sweep bool
+	// RunsOf is the org whose runs a command may create or finish: the
+	// simulator counts the org's active runs (DueRuns) after it.
+	RunsOf string
 }
 
 // DLQEntry is a dead-letter record.

@@ -74,6 +74,16 @@ type Spec struct {
 	RunAdmission bool
 	// RunRequests are the limits a run start is held to before admission.
 	RunRequests RunRequestLimits
+	// RunLimit is an org's max concurrent runs unless it was set otherwise
+	// (0: none).
+	RunLimit int
+	// RunAdmissionWait is how long a start of an org with a limit waits for
+	// the org's turn before it is refused as busy (503).
+	RunAdmissionWait time.Duration
+	// StaleReservationAfter is how old a reservation whose run never came to
+	// exist must be, in true time, before the system may take it from its
+	// holder (a retry's takeover, the sweeper).
+	StaleReservationAfter time.Duration
 	// JobLock is true when the system serialises work on a job by a lock.
 	JobLock bool
 	// WorkersDedupDurably is true when the system's worker-side consumer

@@ -47,6 +47,9 @@ func (h *storeHook) recordRunKey(ctx context.Context, cmd redis.Cmder, sent time
 	if s.k.HoldsBaton(ctx) == nil {
 		return // unwound by the kernel's teardown, off the schedule
 	}
+	if org := h.runsOf(name, args); org != "" {
+		h.countRuns(ctx, org)
+	}
 	op, runKey := h.runKeyOp(name, args)
 	if op == "" {
 		return
@@ -67,4 +70,27 @@ func (h *storeHook) recordRunKey(ctx context.Context, cmd redis.Cmder, sent time
 	rec.Actor = kernel.ActorOf(ctx).Name()
 	s.runKeys[runKey] = after
 	s.hist.RunKeys = append(s.hist.RunKeys, rec)
+}
+
+// runsOf is the org whose runs a write may create or finish, "" for none.
+func (h *storeHook) runsOf(name string, args []any) string {
+	if name != "evalsha" && name != "eval" {
+		return ""
+	}
+	return h.s.obs.Command(name, args).RunsOf
+}
+
+// countRuns records org's active runs when a command changed their number.
+func (h *storeHook) countRuns(ctx context.Context, org string) {
+	s := h.s
+	active := len(s.obs.DueRuns(s, org, kernel.Epoch.AddDate(100, 0, 0), 0))
+	if s.activeRuns == nil {
+		s.activeRuns = map[string]int{}
+	}
+	if prev, ok := s.activeRuns[org]; ok && prev == active {
+		return
+	}
+	s.activeRuns[org] = active
+	s.hist.RunCounts = append(s.hist.RunCounts, history.RunCount{Step: s.k.Step(), Time: s.k.Now(),
+		Actor: kernel.ActorOf(ctx).Name(), Org: org, Active: active})
 }

@@ -37,9 +37,10 @@ type Store struct {
 	lockKeys map[string]string
 	// unfinished are the jobs not yet terminal (see Unfinished).
 	unfinished map[string]bool
-	// runKeys is each idempotency key's value after the last command on it
-	// (runkeys.go).
-	runKeys map[string]string
+	// runKeys is each idempotency key's value after the last command on it,
+	// activeRuns each org's active runs after the last count (runkeys.go).
+	runKeys    map[string]string
+	activeRuns map[string]int
 }
 
 // New starts the store of a world whose system promises spec. Its TTL clock

@@ -425,12 +425,13 @@ func (c *Clients) completeDueRuns(ctx context.Context) {
 	}
 }
 
-// sweepReservations runs the gateway's sweeper of stale reservations and
-// records each sweep with the count it reported.
+// sweepReservations runs the gateway's sweeper of stale reservations, once
+// a stale period (at least a second, whatever the system says), and records
+// each sweep with the count it reported.
 func (c *Clients) sweepReservations(ctx context.Context) {
 	a := kernel.ActorOf(ctx)
 	for {
-		a.SleepUntil(c.k.Now() + c.admit.StaleReservationAfter())
+		a.SleepUntil(c.k.Now() + max(c.admit.StaleReservationAfter(), time.Second))
 		op := history.ClientOp{Client: -1, Kind: history.OpSweep, Call: c.k.Now(), CallStep: c.k.Step()}
 		n, err := c.admit.SweepStaleReservations(ctx)
 		op.Return, op.RetStep, op.Output, op.Unknown = c.k.Now(), c.k.Step(), strconv.Itoa(n), err != nil

@@ -105,7 +105,13 @@ func (observer) Command(cmd string, a []any) sut.CommandFact {
 	}
 	key := fmt.Sprint(a[3])
 	if strings.HasPrefix(key, admissionPrefix) {
-		return admissionScript(key, a)
+		f := admissionScript(key, a)
+		// The run creation and completion scripts: KEYS wf:run:<id>,
+		// wf:runs:active:<org>, ...
+		if org, ok := strings.CutPrefix(fmt.Sprint(a[4]), activeRunsPrefix); ok && strings.HasPrefix(key, runPrefix) {
+			f.RunsOf = org
+		}
+		return f
 	}
 	if len(a) < 11 || fmt.Sprint(a[2]) != "4" {
 		return sut.CommandFact{}

@@ -7,9 +7,14 @@ import (
 	"github.com/dispatchsim/dispatchsim/sut"
 )
 
-// defaultMaxRunRequestBytes is the engine's default bound on a run start's
-// body (AdmissionConfig.MaxRequestBytes); a test holds the two together.
-const defaultMaxRunRequestBytes = 1 << 20
+// The engine's AdmissionConfig defaults the gateway runs on, as the
+// engine documents them (Cordum's gateway values); a test holds them to the
+// configuration in force.
+const (
+	defaultMaxRunRequestBytes    = 1 << 20          // MaxRequestBytes
+	defaultAdmissionLockWait     = 2 * time.Second  // AdmissionLockWait
+	defaultStaleReservationAfter = 20 * time.Second // StaleReservationAfter: 2 x AdmissionLockTTL (10s)
+)
 
 // Spec is the engine's promise: states and transitions from engine/states.go,
 // one job lock, the dispatch published by the handler that wrote DISPATCHED
@@ -44,7 +49,10 @@ func (System) Spec(o sut.Options) sut.Spec {
 		RunAdmission:              true,
 		// The gateway runs on the engine's defaults (AdmissionConfig's
 		// MaxRequestBytes, 1 MiB) and its key limit.
-		RunRequests: sut.RunRequestLimits{MaxBodyBytes: defaultMaxRunRequestBytes, MaxKeyBytes: engine.MaxIdempotencyKeyBytes},
+		RunRequests:           sut.RunRequestLimits{MaxBodyBytes: defaultMaxRunRequestBytes, MaxKeyBytes: engine.MaxIdempotencyKeyBytes},
+		RunLimit:              orgRunLimit(o),
+		RunAdmissionWait:      defaultAdmissionLockWait,
+		StaleReservationAfter: defaultStaleReservationAfter,
 		Metrics: sut.Metrics{Rollbacks: "scheduler_dispatch_rollback_total",
 			RollbackFailures: "scheduler_dispatch_rollback_failure_total",
 			FailClosedReads:  "scheduler_state_read_fail_closed_total",

@@ -104,13 +104,17 @@ func settled[T any](h func(context.Context, T) error) func(context.Context, T) s
 // the store) with run admission.
 func (System) StartGateway(p sut.Ports, o sut.Options) (sut.Gateway, error) {
 	admit, err := engine.NewAdmission(engine.AdmissionConfig{Redis: p.Redis, Clock: clock{p.Clock}, Random: p.Random,
-		DefaultOrgRunLimit: max(o.RunLimit, 1), Registerer: p.Registerer})
+		DefaultOrgRunLimit: orgRunLimit(o), Registerer: p.Registerer})
 	if err != nil {
 		return nil, fmt.Errorf("gateway admission: %w", err)
 	}
 	return &gateway{bus: p.Bus, jobs: engine.NewJobStore(p.Redis, clock{p.Clock}), admit: admit, routes: admit.Routes(),
 		rdb: p.Redis}, nil
 }
+
+// orgRunLimit is the run limit of an org whose limit was never set: one at a
+// time (seed 002's setting) unless the options say more.
+func orgRunLimit(o sut.Options) int { return max(o.RunLimit, 1) }
 
 type gateway struct {
 	bus    sut.Bus
