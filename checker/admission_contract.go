@@ -36,6 +36,8 @@ import (
 //     no limit is never turned away with 429.
 //   - run_key_foreign: a key holding a value another writer left is refused
 //     as used, and the value stays.
+//   - run_conflict_justified: a 409 mismatch only when another intent was
+//     sent with the key, a 409 used only for another writer's value.
 func checkAdmissionContract(c *run) {
 	if !c.in.System.RunAdmission {
 		return
@@ -46,6 +48,7 @@ func checkAdmissionContract(c *run) {
 	checkUnlimitedOrgs(c)
 	checkActiveRuns(c)
 	checkForeignKeys(c)
+	checkConflictsJustified(c)
 	checkAdmissionErrors(c)
 	checkReservationsReclaimedStale(c)
 	checkSweepCounts(c)
@@ -73,6 +76,7 @@ func (c *run) refusals(op history.ClientOp) (statuses []int, why []string) {
 		return nil, nil
 	}
 	size := max(op.InputBytes, len(op.Input))
+	whole := size == len(op.Input) // Input holds the whole body
 	add := func(status int, reason string) {
 		statuses = append(statuses, status)
 		why = append(why, reason)
@@ -85,7 +89,7 @@ func (c *run) refusals(op history.ClientOp) (statuses []int, why []string) {
 	}
 	if size > lim.MaxBodyBytes {
 		add(413, "a body of "+strconv.Itoa(size)+" bytes")
-	} else if !jsonObject(op.Input) {
+	} else if whole && !jsonObject(op.Input) {
 		add(400, "a body that is not a JSON object")
 	}
 	return statuses, why
@@ -492,5 +496,53 @@ func checkActiveRuns(c *run) {
 		}
 		c.violate(LayerInvariants, "run_limit", "", rc.Step, rc.Time,
 			"org %s had %d runs active after %s's command, over its limit of %d", rc.Org, rc.Active, rc.Actor, limit)
+	}
+}
+
+// checkConflictsJustified: a 409 that settles a key must have a cause in
+// what reached the store. A mismatch needs another intent sent with the key
+// before the reply (a start of another org, workflow or body); "used" needs
+// a value another writer left under it (planted before the reply). The
+// model cannot tell: before any 200 reveals the key's binding, an unseen
+// holder of another intent could explain either.
+func checkConflictsJustified(c *run) {
+	h := c.in.History
+	type sent struct {
+		intent string
+		call   uint64
+	}
+	intents := map[string][]sent{}
+	planted := map[string]uint64{}
+	for _, op := range h.Ops {
+		switch {
+		case op.Kind == history.OpStartRun && op.Key != "":
+			intents[op.Key] = append(intents[op.Key], sent{runIntent(op), op.CallStep})
+		case op.Kind == history.OpPlantRunKey && (op.Output == history.OpOK || op.Unknown):
+			if at, ok := planted[op.Key]; !ok || op.CallStep < at {
+				planted[op.Key] = op.CallStep
+			}
+		}
+	}
+	for _, op := range c.startRuns() {
+		if op.Status != 409 || op.Key == "" || c.storeMayHaveForgotten(op.Return) {
+			continue
+		}
+		switch op.Output {
+		case history.RunReplyMismatch:
+			mine := runIntent(op)
+			justified := false
+			for _, o := range intents[op.Key] {
+				justified = justified || o.intent != mine && o.call < op.RetStep
+			}
+			if !justified {
+				c.violate(LayerInvariants, "run_conflict_justified", op.Key, op.RetStep, op.Return,
+					"key %s was refused as reused for another payload, but no start of another intent was sent with it", op.Key)
+			}
+		case history.RunReplyUsed:
+			if at, ok := planted[op.Key]; !ok || at > op.RetStep {
+				c.violate(LayerInvariants, "run_conflict_justified", op.Key, op.RetStep, op.Return,
+					"key %s was refused as used, but it holds no value another writer left", op.Key)
+			}
+		}
 	}
 }

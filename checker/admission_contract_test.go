@@ -285,7 +285,8 @@ func TestMismatchForTheBindingsOwnIntentIsCaught(t *testing.T) {
 	bad := newStory().start(1, "org-1", "wf-1", "key-1", body, 200, runA).
 		start(2, "org-1", "wf-1", "key-1", body, 409, history.RunReplyMismatch)
 	r = bad.checkContract(owned, nil)
-	require.Equal(t, []string{"run_admission"}, checkers(r))
+	require.Equal(t, []string{"run_conflict_justified", "run_admission"}, checkers(r),
+		"no other intent was ever sent, and the key is bound to this one")
 
 	replayed := newStory().start(1, "org-1", "wf-1", "key-1", body, 200, runA).
 		start(2, "org-2", "wf-2", "key-1", body, 200, runA)
@@ -375,4 +376,26 @@ func TestActiveRunsOverTheLimitAreCaught(t *testing.T) {
 	s = count(s.setup(history.OpSetRunLimit, "org-2", "0", history.OpOK), "org-2", 7)
 	r = s.checkContract(owned, nil)
 	require.False(t, r.Failed(), r.Summary())
+}
+
+// A mismatch needs another intent sent with the key, "used" another
+// writer's value: a key only ever sent with one intent, and only written by
+// the system, can be neither.
+func TestConflictsWithoutCauseAreCaught(t *testing.T) {
+	other := `{"input":"key-1","variant":2}`
+	legal := newStory().start(1, "org-1", "wf-1", "key-1", other, 0, "").
+		start(2, "org-1", "wf-1", "key-1", body, 409, history.RunReplyMismatch).
+		setup(history.OpPlantRunKey, "legacy-1", "0b9f1c6e-5a7d-4c3b-9e2f-8a1b2c3d4e5f", history.OpOK).
+		start(3, "org-1", "wf-1", "legacy-1", body, 409, history.RunReplyUsed)
+	r := legal.checkContract(owned, nil)
+	require.False(t, r.Failed(), r.Summary())
+
+	mismatch := newStory().start(1, "org-1", "wf-1", "key-1", body, 0, "").
+		start(2, "org-1", "wf-1", "key-1", `{ "input": "key-1" }`, 409, history.RunReplyMismatch)
+	require.Equal(t, []string{"run_conflict_justified"}, checkers(mismatch.checkContract(owned, nil)),
+		"the same intent, whitespace aside")
+
+	used := newStory().start(1, "org-1", "wf-1", "key-1", body, 200, runA).
+		start(2, "org-1", "wf-1", "key-1", body, 409, history.RunReplyUsed)
+	require.Equal(t, []string{"run_conflict_justified"}, checkers(used.checkContract(owned, nil)))
 }
