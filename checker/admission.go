@@ -1,6 +1,8 @@
 package checker
 
 import (
+	"bytes"
+	"encoding/json"
 	"maps"
 	"slices"
 	"sort"
@@ -27,15 +29,19 @@ func runHistories(h *history.History) (map[string][]porcupine.Operation, []strin
 			keys = append(keys, op.Key)
 		}
 		client := op.Client + 1
+		intent := runIntent(op)
 		var o porcupine.Operation
-		if op.Unknown {
-			o = model.StartRunUnknownOp(client, callAt(op.CallStep), op.Key, op.Input)
-		} else {
+		switch {
+		case op.Unknown:
+			o = model.StartRunUnknownOp(client, callAt(op.CallStep), op.Key, intent)
+		case op.Status == 409 && op.Output == history.RunReplyMismatch:
+			o = model.StartRunMismatchOp(client, callAt(op.CallStep), returnAt(op.RetStep), op.Key, intent)
+		default:
 			runID := ""
 			if op.Status == 200 {
 				runID = op.Output
 			}
-			o = model.StartRunOp(client, callAt(op.CallStep), returnAt(op.RetStep), op.Key, op.Input, op.Status, runID)
+			o = model.StartRunOp(client, callAt(op.CallStep), returnAt(op.RetStep), op.Key, intent, op.Status, runID)
 		}
 		out[op.Key] = append(out[op.Key], o)
 	}
@@ -43,8 +49,25 @@ func runHistories(h *history.History) (map[string][]porcupine.Operation, []strin
 	return out, keys
 }
 
-// checkRunAdmission: every 200 for a key names one run (linearizability of the
-// set-once register), and a rejected start never leaves its key blocked.
+// runIntent is what a start asked for, as the key's binding must match it:
+// the org, the workflow and the body, compacted (whitespace is not part of
+// a request's identity). A start that names neither org nor workflow is
+// known by its body alone.
+func runIntent(op history.ClientOp) string {
+	body := op.Input
+	var b bytes.Buffer
+	if json.Compact(&b, []byte(body)) == nil {
+		body = b.String()
+	}
+	if op.Org == "" && op.Workflow == "" {
+		return body
+	}
+	return op.Org + " " + op.Workflow + " " + body
+}
+
+// checkRunAdmission: every 200 for a key names one run, and a 409 mismatch
+// never refuses the intent the key is bound to (linearizability of the
+// set-once register).
 func checkRunAdmission(c *run) {
 	hist, keys := runHistories(c.in.History)
 	for _, key := range keys {
@@ -54,7 +77,7 @@ func checkRunAdmission(c *run) {
 		p.Outcome = c.judgePartition(res)
 		if p.Outcome == LinIllegal {
 			c.violate(LayerLinearization, "run_admission", key, lastRunStep(c.in.History, key), c.in.History.End,
-				"idempotency key %s: the 200 replies do not agree on one run", key)
+				"idempotency key %s: the 200 and 409 mismatch replies do not agree on one run for one intent", key)
 		}
 		c.out.Partitions = append(c.out.Partitions, p)
 	}
@@ -79,8 +102,9 @@ func lastRunStep(h *history.History, key string) uint64 {
 //     admits; the stale takeover is what bounds it).
 //   - run_key_reserved_without_run: at the end, a reservation whose run never
 //     came to exist and that is older than a stale period plus a sweep.
-//   - run_key_never_admitted: a key turned away with 429 that no later start
-//     admitted, though its client kept retrying.
+//   - run_key_never_admitted: a key turned away with 429 or a 5xx (capacity,
+//     a busy admission lock, a failing store: each passes) that no later start
+//     settled, though its client kept retrying.
 func checkRunKeysLive(c *run) {
 	h := c.in.History
 	byKey := map[string][]history.ClientOp{}
@@ -117,17 +141,18 @@ func checkRunKeysLive(c *run) {
 		}
 		rejectedAt := -1
 		for i, op := range ops {
-			if op.Status == 429 && rejectedAt < 0 {
+			if (op.Status == 429 || op.Status >= 500) && rejectedAt < 0 {
 				rejectedAt = i
 			}
-			if op.Status == 200 && !op.Unknown {
+			if settled(op) {
 				rejectedAt = -1
 			}
 		}
 		if rejectedAt >= 0 {
 			op := ops[rejectedAt]
 			c.violate(LayerLiveness, "run_key_never_admitted", key, op.RetStep, op.Return,
-				"idempotency key %s was turned away with 429 at step %d and no retry admitted it (%d tries)", key, op.RetStep, len(ops)-rejectedAt)
+				"idempotency key %s was turned away with %d at step %d and no retry got an answer that settles it (%d tries)",
+				key, op.Status, op.RetStep, len(ops)-rejectedAt)
 		}
 	}
 	snap := c.in.Admission
@@ -141,6 +166,19 @@ func checkRunKeysLive(c *run) {
 		c.violate(LayerLiveness, "run_key_reserved_without_run", key, lastRunStep(h, key), h.End,
 			"idempotency key %s still reserved for run %s, which does not exist, %s after the reservation", key, runID, h.End-at)
 	}
+}
+
+// settled reports whether a start's reply ends its client's retries: a 200,
+// or a refusal that another try would get again (a 4xx but 429 and a 409 in
+// flight).
+func settled(op history.ClientOp) bool {
+	switch {
+	case op.Unknown || op.Status == 0 || op.Status == 429 || op.Status >= 500:
+		return false
+	case op.Status == 409:
+		return op.Output != history.RunReplyInFlight
+	}
+	return true
 }
 
 // heldBySomeone reports whether the i-th start of key could have met a

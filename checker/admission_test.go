@@ -130,3 +130,20 @@ func TestFailClosedCountBeyondFailedReadsIsCaught(t *testing.T) {
 	r = Check(Input{History: &s.h, Final: s.final, DLQ: s.dlq, Metrics: []prometheus.Gatherer{reg}, System: cordumSpec})
 	require.False(t, r.Failed(), r.Summary())
 }
+
+// A key turned away by a busy or failing admission must be settled by a
+// retry too; a refusal another try would get again (a mismatch) settles it.
+func TestKeyNeverSettledAfter503IsCaught(t *testing.T) {
+	s := newStory().startRun(1, "k1", 503, "", true).startRun(1, "k1", 503, "", true)
+	for i := range s.h.Ops {
+		s.h.Ops[i].Return += 2 * time.Second // each waited for its turn, then gave up
+	}
+	r := s.checkAdmission(history.AdmissionSnapshot{})
+	require.Equal(t, []string{"run_key_never_admitted"}, checkers(r))
+	require.Contains(t, r.Violations[0].Message, "turned away with 503")
+
+	s = newStory().startRun(1, "k1", 503, "", true).startRun(1, "k1", 409, history.RunReplyMismatch, false)
+	s.h.Ops[0].Return += 2 * time.Second
+	r = s.checkAdmission(history.AdmissionSnapshot{})
+	require.NotContains(t, checkers(r), "run_key_never_admitted", r.Summary())
+}

@@ -49,7 +49,10 @@ type Input struct {
 	// states, transitions, the attempt rule, metric names.
 	System  sut.Spec
 	Metrics []prometheus.Gatherer // every incarnation of every replica
-	Spec    Spec
+	// GatewayMetrics is the gateway's registry (run admission's counters).
+	// Nil: not checked.
+	GatewayMetrics prometheus.Gatherer
+	Spec           Spec
 	// RunErr is a kernel failure (deadlock, stall, panic): an assumption failure.
 	RunErr error
 	// Bus is the broker the world ran with, which exactly-once
@@ -272,7 +275,8 @@ func Check(in Input) *Result {
 
 	checkAssumptions(c)
 	if len(c.out.Violations) == 0 {
-		for _, f := range []checkFunc{checkExactlyOnce, checkNoResurrection, checkAccounting, checkRefinement, checkLeasesRenewed, checkBackoff, checkPlacement, checkLeastLoaded} {
+		for _, f := range []checkFunc{checkExactlyOnce, checkNoResurrection, checkAccounting, checkRefinement, checkLeasesRenewed, checkBackoff,
+			checkPlacement, checkLeastLoaded, checkAdmissionContract} {
 			f(c)
 		}
 		checkLinearizability(c)

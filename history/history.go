@@ -46,6 +46,11 @@ type History struct {
 	FaultPhaseEnd time.Duration
 	// End is the virtual time the run stopped.
 	End time.Duration
+	// RunKeys are the run admission commands on idempotency keys' values,
+	// as the store applied them.
+	RunKeys []RunKeyCommand
+	// RunCounts are each org's active runs after every change of them.
+	RunCounts []RunCount
 }
 
 // SubmittedJob is a job a gateway client submitted; Accepted when the broker
@@ -293,6 +298,10 @@ type ClientOp struct {
 	CallStep uint64
 	RetStep  uint64
 	Unknown  bool
+	// Org and Workflow are what a start_run asked for, InputBytes its
+	// body's length (Input keeps only the start of an oversized body).
+	Org, Workflow string
+	InputBytes    int
 }
 
 // RedisStats counts store commands.

@@ -17,17 +17,23 @@ const (
 
 // AdmissionInput is the input of every run admission operation.
 type AdmissionInput struct {
-	Op          AdmissionOpKind
-	Key         string // idempotency key, the partition key; "" is "no key"
-	Fingerprint string // start_run: the payload fingerprint
+	Op  AdmissionOpKind
+	Key string // idempotency key, the partition key; "" is "no key"
+	// Fingerprint is a start_run's intent: what identifies the run it asks
+	// for (its payload, and the org and workflow it names). A key stands for
+	// one intent: a retry of it is a replay, another is refused.
+	Fingerprint string
 	RunID       string // complete_run: the run completed
 }
 
 // AdmissionOutput is a start_run reply; complete_run carries the zero value.
 type AdmissionOutput struct {
-	Status  int    // HTTP status
-	RunID   string // set with 200
-	Unknown bool   // the reply was lost: Status and RunID mean nothing
+	Status int    // HTTP status
+	RunID  string // set with 200
+	// Mismatch marks a 409 refusing the key because it stands for another
+	// intent.
+	Mismatch bool
+	Unknown  bool // the reply was lost: Status and RunID mean nothing
 }
 
 // StartRunOp is a start_run that got a reply.
@@ -37,6 +43,18 @@ func StartRunOp(client int, call, ret int64, key, fingerprint string, status int
 		Input:    AdmissionInput{Op: AdmissionStartRun, Key: key, Fingerprint: fingerprint},
 		Call:     call,
 		Output:   AdmissionOutput{Status: status, RunID: runID},
+		Return:   ret,
+	}
+}
+
+// StartRunMismatchOp is a start_run refused with 409 because its key stands
+// for another intent.
+func StartRunMismatchOp(client int, call, ret int64, key, fingerprint string) porcupine.Operation {
+	return porcupine.Operation{
+		ClientId: client,
+		Input:    AdmissionInput{Op: AdmissionStartRun, Key: key, Fingerprint: fingerprint},
+		Call:     call,
+		Output:   AdmissionOutput{Status: 409, Mismatch: true},
 		Return:   ret,
 	}
 }
@@ -89,7 +107,10 @@ type admissionState struct {
 // lost reply is a no-op: had it bound run X, the first 200 that reveals X binds
 // the register to X here anyway, and until then nothing can tell the two
 // apart. That makes the deterministic model exact, without a
-// NondeterministicModel that would have to guess the unseen run id.
+// NondeterministicModel that would have to guess the unseen run id. A 409
+// mismatch observes the binding too: once bound, only a request of another
+// intent may be refused as one (unbound, some request of another intent may
+// hold the key unseen).
 func stepAdmission(state, input, output any) (bool, any) {
 	st := state.(admissionState)
 	in := input.(AdmissionInput)
@@ -102,7 +123,13 @@ func stepAdmission(state, input, output any) (bool, any) {
 	}
 	out := output.(AdmissionOutput)
 	// Without a key every request is its own run: nothing to agree on.
-	if out.Unknown || out.Status != 200 || in.Key == "" {
+	if out.Unknown || in.Key == "" {
+		return true, st
+	}
+	if out.Mismatch {
+		return st.RunID == "" || st.Fingerprint != in.Fingerprint, st
+	}
+	if out.Status != 200 {
 		return true, st
 	}
 	if out.RunID == "" {
@@ -131,6 +158,8 @@ func describeAdmissionOperation(input, output any) string {
 	switch {
 	case out.Unknown:
 		return fmt.Sprintf("start_run %s → ? (unknown)", describeKey(in.Key))
+	case out.Mismatch:
+		return fmt.Sprintf("start_run %s → %d mismatch", describeKey(in.Key), out.Status)
 	case out.RunID != "":
 		return fmt.Sprintf("start_run %s → %d %s", describeKey(in.Key), out.Status, out.RunID)
 	}
@@ -146,8 +175,9 @@ func describeAdmissionState(state any) string {
 }
 
 // RunAdmission is run admission per idempotency key as a set-once register:
-// every 200 agrees on one run id (and the payload fingerprint that bound it);
-// any other status, a lost reply and complete_run change nothing.
+// every 200 agrees on one run id (and the intent that bound it), a 409
+// mismatch never refuses the binding's own intent; any other status, a lost
+// reply and complete_run change nothing.
 var RunAdmission = porcupine.Model{
 	Partition:         PartitionByKey,
 	PartitionEvent:    PartitionEventsByKey,

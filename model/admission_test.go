@@ -16,6 +16,7 @@ func TestAdmissionDescribe(t *testing.T) {
 		{StartRunOp(0, 1, 2, "k1", "fp", 429, ""), "start_run k1 → 429"},
 		{StartRunOp(0, 1, 2, "", "fp", 200, "run-8"), "start_run (no key) → 200 run-8"},
 		{StartRunUnknownOp(0, 1, "k1", "fp"), "start_run k1 → ? (unknown)"},
+		{StartRunMismatchOp(0, 1, 2, "k1", "fp"), "start_run k1 → 409 mismatch"},
 		{CompleteRunOp(0, 1, 2, "k1", "run-7"), "complete_run k1 run-7"},
 	}
 	for _, c := range ops {
@@ -72,6 +73,18 @@ func TestRunAdmissionLegal(t *testing.T) {
 			StartRunOp(0, 1, 2, "k1", "fp", 200, "run-7"),
 			StartRunOp(1, 3, 4, "k2", "fp", 200, "run-8"),
 		},
+		"mismatch for another intent once bound": {
+			StartRunOp(0, 1, 2, "k1", "fp-a", 200, "run-7"),
+			StartRunMismatchOp(1, 3, 4, "k1", "fp-b"),
+			StartRunOp(0, 5, 6, "k1", "fp-a", 200, "run-7"),
+		},
+		// Another intent may hold the key unseen (a lost reply, in flight),
+		// and that request may never bind it.
+		"mismatch before the binding, for its own intent": {
+			StartRunUnknownOp(2, 1, "k1", "fp-b"),
+			StartRunMismatchOp(1, 3, 4, "k1", "fp-a"),
+			StartRunOp(0, 5, 6, "k1", "fp-a", 200, "run-7"),
+		},
 		"requests without a key are distinct runs": {
 			StartRunOp(0, 1, 2, "", "fp", 200, "run-7"),
 			StartRunOp(1, 3, 4, "", "fp", 200, "run-8"),
@@ -103,6 +116,10 @@ func TestRunAdmissionIllegal(t *testing.T) {
 		"replay for another payload": {
 			StartRunOp(0, 1, 2, "k1", "fp-a", 200, "run-7"),
 			StartRunOp(1, 3, 4, "k1", "fp-b", 200, "run-7"),
+		},
+		"mismatch for the binding's own intent": {
+			StartRunOp(0, 1, 2, "k1", "fp-a", 200, "run-7"),
+			StartRunMismatchOp(1, 3, 4, "k1", "fp-a"),
 		},
 		"200 without a run id": {
 			StartRunOp(0, 1, 2, "k1", "fp", 200, ""),

@@ -105,6 +105,21 @@ func All() []Scenario {
 			Seeds:  SeedRange{First: 2600, Count: 8},
 		},
 		{
+			Name:   "run-admission-contract",
+			Source: "seed 002",
+			Description: "run starts from three orgs (one without a limit) over four workflows: a key reused for another " +
+				"payload, workflow or org must get 409 mismatch once bound, a workflow cannot be registered to a second " +
+				"org, invalid and oversized starts are refused before the store, starts without a key each get their " +
+				"run, keys holding another writer's values are refused as used; the gateway dies after reserving and " +
+				"admission writes fail, so stale reservations are taken over or swept, never early, and the counters " +
+				"must say what happened",
+			Faults: []faults.Kind{faults.GatewayCrashAfterReserve, faults.AdmissionWriteFailsBeforeApply},
+			World: World{Workload: &sim.Workload{Jobs: 8, StatusReads: 4, CancelRate: 0.05, Runs: 20, RunKeys: 6, RunLimit: 1,
+				RunOrgs: 3, RunUnlimitedOrgs: 1, RunWorkflows: 4, RunReuse: 0.25, RunInvalid: 5, RunsWithoutKey: 4,
+				RunForeignKeys: 5}},
+			Seeds: SeedRange{First: 2700, Count: 10},
+		},
+		{
 			Name:        "terminal-resurrection",
 			Source:      "seed 004",
 			Description: "workers report a retryable failure after success, duplicate and late results; acks are lost and deliveries duplicated",

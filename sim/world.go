@@ -158,6 +158,7 @@ func NewWorld(cfg Config) *World {
 		panic(fmt.Sprintf("sim: gateway: %v", err)) // a harness bug, not an input error
 	}
 	w.clients = traffic.New(w.env(), w.store, gw, cfg.Workload, cfg.FaultPhase)
+	w.clients.HoldTo(w.spec.RunRequests)
 	w.hist.Routing = []RoutingChange{{Routing: cfg.Options.Routing.Clone()}}
 	for i := range cfg.Replicas {
 		var skew time.Duration

@@ -85,6 +85,16 @@ type CommandFact struct {
 	// Scan names the state whose jobs the command lists for a sweep (the
 	// reconciler's or the replayer's scan of stale jobs), "" for none.
 	Scan string
+	// RunKey is the idempotency key (as clients send it) whose stored value
+	// a write may change: a reservation (Reserve), the cleanup of one after
+	// a refused start (Release), the sweeper's removal of a stale one
+	// (Sweep), or any other write (another writer's value). The simulator
+	// records each such command with the key's value before and after it.
+	RunKey         string
+	Release, Sweep bool
+	// RunsOf is the org whose runs a command may create or finish: the
+	// simulator counts the org's active runs (DueRuns) after it.
+	RunsOf string
 }
 
 // DLQEntry is a dead-letter record.
@@ -111,6 +121,8 @@ type AdmissionState struct {
 	Runs map[string]map[string]string
 	// StaleAfter is when a reservation counts as abandoned (Admission.StaleReservationAfter).
 	StaleAfter time.Duration
+	// Workflows maps each registered workflow to the org it belongs to.
+	Workflows map[string]string
 }
 
 // LockOp is a command on a job's lock.

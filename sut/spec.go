@@ -94,6 +94,18 @@ type Spec struct {
 	WorkerTTL   time.Duration
 	// RunAdmission is true when the gateway admits workflow runs (Admission).
 	RunAdmission bool
+	// RunRequests are the limits a run start is held to before admission.
+	RunRequests RunRequestLimits
+	// RunLimit is an org's max concurrent runs unless it was set otherwise
+	// (0: none).
+	RunLimit int
+	// RunAdmissionWait is how long a start of an org with a limit waits for
+	// the org's turn before it is refused as busy (503).
+	RunAdmissionWait time.Duration
+	// StaleReservationAfter is how old a reservation whose run never came to
+	// exist must be, in true time, before the system may take it from its
+	// holder (a retry's takeover, the sweeper).
+	StaleReservationAfter time.Duration
 	// JobLock is true when the system serialises work on a job by a lock.
 	JobLock bool
 	// LockRenewFailures is how many failed renewals in a row make a section
@@ -130,6 +142,15 @@ type Sweep struct {
 // may fail on the cap.
 const NoTenantCap = math.MaxInt
 
+// RunRequestLimits are what a run start must keep to before the gateway looks
+// at the store. A start without an org, with a key longer than MaxKeyBytes
+// or with a body that is not one JSON object is refused with 400, one whose
+// body is longer than MaxBodyBytes with 413; each is answered at once and
+// changes nothing. Zero: the system makes no such promise.
+type RunRequestLimits struct {
+	MaxBodyBytes, MaxKeyBytes int
+}
+
 // Overload are the load levels at or above which a worker takes no new job,
 // as its heartbeats report them: running jobs over its parallel limit, and
 // CPU and GPU use in percent. Zero: no such rule.
@@ -155,9 +176,13 @@ type Metrics struct {
 	// ("publish_rollback"). A counter with a state label counts
 	// "<branch>_of_terminal" or "<branch>_in_flight" by that state.
 	Branches map[string]string
-	// RejectedRuns is the run admission counter whose code="429" series
-	// counts the admission's cleanups after a refusal.
+	// RejectedRuns is the run admission counter, one series per reply's
+	// status (label "code"); its code="429" series counts the admission's
+	// cleanups after a refusal.
 	RejectedRuns string
+	// CleanupFailures counts the reservations the gateway failed to free
+	// after a refused start (any labels, summed).
+	CleanupFailures string
 }
 
 // IsTerminal reports whether state is terminal.

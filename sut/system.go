@@ -48,11 +48,30 @@ type Gateway interface {
 // Admission is optional run admission (a Gateway may implement it): workflow
 // runs started under an idempotency key and an org's concurrency limit.
 type Admission interface {
+	// RegisterWorkflow binds a workflow to its org: nil when it is (now or
+	// already) the org's, ErrWorkflowOrgConflict when another org holds it,
+	// ErrInvalidRequest for an empty org or workflow id.
 	RegisterWorkflow(ctx context.Context, org, workflowID string) error
+	// StartRun is one start request as a client sends it over the API: an
+	// empty org or key is a missing header, the payload is the body as sent.
 	StartRun(ctx context.Context, org, workflowID, key string, payload []byte) RunReply
+	// SetOrgRunLimit sets an org's max concurrent runs; n <= 0 is no limit
+	// (the org is never turned away with 429).
+	SetOrgRunLimit(ctx context.Context, org string, n int) error
 	CompleteRun(ctx context.Context, org, runID string) error
 	SweepStaleReservations(ctx context.Context) (int, error)
 	StaleReservationAfter() time.Duration
+}
+
+// ForeignRunKeys is optional for an Admission: values another writer left
+// under idempotency keys (an older gateway, another deployment, a botched
+// migration), which the system promises never to resolve: a start with such
+// a key is refused with 409 RunUsed, and the value stays as it is.
+type ForeignRunKeys interface {
+	// ForeignRunKeyValues are such values, as the other writer stored them.
+	ForeignRunKeyValues() []string
+	// PlantRunKey stores value under key as that writer did.
+	PlantRunKey(ctx context.Context, key, value string) error
 }
 
 // RunReply is a start-run reply as the client sees it.
@@ -62,6 +81,12 @@ type RunReply struct {
 	// Conflict tells a 409 apart: RunInFlight, RunMismatch or RunUsed.
 	Conflict string
 }
+
+// Workflow registration errors a run admission reports.
+var (
+	ErrWorkflowOrgConflict = errors.New("sut: workflow registered to another org")
+	ErrInvalidRequest      = errors.New("sut: invalid request")
+)
 
 // The 409 reasons a run client can tell apart.
 const (

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/dispatchsim/dispatchsim/faults"
 	"github.com/dispatchsim/dispatchsim/reports"
@@ -54,7 +55,10 @@ func configOptions(sc scenarios.Scenario, cfg sim.Config, seed uint64) []reports
 		out = append(out, opt("requests", "tenants=%d invalid_rate=%.2f", wl.Tenants, wl.InvalidRate))
 	}
 	if wl.Runs > 0 {
-		out = append(out, opt("workflow runs", "runs=%d keys=%d limit=%d", wl.Runs, wl.RunKeys, wl.RunLimit))
+		out = append(out, opt("workflow runs", "runs=%d keys=%d limit=%d duration=%s orgs=%d (%d unlimited) workflows=%d "+
+			"reuse=%.2f invalid=%d without_key=%d foreign_keys=%d", wl.Runs, wl.RunKeys, wl.RunLimit,
+			max(wl.RunDuration, 30*time.Second), wl.RunOrgs, wl.RunUnlimitedOrgs, wl.RunWorkflows, wl.RunReuse, wl.RunInvalid,
+			wl.RunsWithoutKey, wl.RunForeignKeys))
 	}
 	var skews []string
 	for i, d := range cfg.ReplicaSkew {

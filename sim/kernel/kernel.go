@@ -48,6 +48,10 @@ type Kernel struct {
 	stalled  atomic.Pointer[string]
 	progress atomic.Uint64
 	waiting  atomic.Bool
+
+	// stepAtNow is the step at which virtual time last moved; livelockAfter
+	// the steps it may stand still (MaxStepsAtOneInstant).
+	stepAtNow, livelockAfter uint64
 }
 
 // ErrActorDead is what a killed actor's deferred calls get from a yield point
@@ -60,7 +64,8 @@ var Epoch = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 // New returns a kernel whose scheduling draws come from rng and whose
 // decisions go into trace.
 func New(rng *rand.Rand, trace *Trace) *Kernel {
-	return &Kernel{rng: rng, epoch: Epoch, trace: trace, yielded: make(chan struct{}), groups: map[string]*Group{}}
+	return &Kernel{rng: rng, epoch: Epoch, trace: trace, yielded: make(chan struct{}), groups: map[string]*Group{},
+		livelockAfter: MaxStepsAtOneInstant}
 }
 
 // Group is a set of actors that crash, restart and pause together: one
@@ -426,6 +431,7 @@ func (k *Kernel) advanceTo(at time.Duration) {
 		return
 	}
 	k.now = at
+	k.stepAtNow = k.step
 	abs := k.epoch.Add(at)
 	for _, f := range k.onAdvance {
 		f(abs)
@@ -511,6 +517,9 @@ func (k *Kernel) Run(limit time.Duration, stop func() bool) error {
 			k.advanceTo(at)
 			continue
 		}
+		if k.step-k.stepAtNow >= k.livelockAfter {
+			return k.livelock()
+		}
 		a := runnable[0]
 		if len(runnable) > 1 {
 			a = runnable[k.rng.IntN(len(runnable))]
@@ -529,6 +538,28 @@ func (k *Kernel) failure() error {
 		return fmt.Errorf("sim: %s", *s)
 	}
 	return nil
+}
+
+// MaxStepsAtOneInstant bounds the steps actors may take while virtual time
+// stands still. A whole seed takes some 10,000-40,000 steps; an actor that
+// loops without ever waiting on the clock (a poll every 0s) would keep the
+// run at one instant for ever.
+const MaxStepsAtOneInstant = 1_000_000
+
+// ErrLivelock is Run's error when actors kept running and virtual time
+// never moved on.
+type ErrLivelock struct {
+	At    time.Duration
+	Steps uint64
+	Tail  string
+}
+
+func (e *ErrLivelock) Error() string {
+	return fmt.Sprintf("livelock: %d steps at virtual time %s without time moving on\ntrace tail:\n%s", e.Steps, e.At, e.Tail)
+}
+
+func (k *Kernel) livelock() error {
+	return &ErrLivelock{At: k.now, Steps: k.step - k.stepAtNow, Tail: Tail(k.trace.Bytes(), 20)}
 }
 
 func (k *Kernel) deadlock() error {

@@ -83,3 +83,37 @@ func TestFirstTraceDifference(t *testing.T) {
 		require.Equal(t, c.want, got, "%q vs %q", c.a, c.b)
 	}
 }
+
+// Actors that keep running while virtual time never moves (a poll every 0s)
+// stop the run with a livelock, after a bounded number of steps.
+func TestLivelockIsReported(t *testing.T) {
+	k := New(SeedTree{Root: 1}.Child("scheduler"), NewTrace(false))
+	k.livelockAfter = 1000
+	k.Spawn("g", "spinner", func(ctx context.Context) {
+		a := ActorOf(ctx)
+		for {
+			a.SleepUntil(k.Now()) // never waits
+		}
+	})
+	err := k.Run(time.Hour, nil)
+	var ll *ErrLivelock
+	require.ErrorAs(t, err, &ll)
+	require.Equal(t, time.Duration(0), ll.At)
+	require.Equal(t, uint64(1000), ll.Steps)
+	k.Shutdown()
+
+	// Time that moves resets the count.
+	k = New(SeedTree{Root: 1}.Child("scheduler"), NewTrace(false))
+	k.livelockAfter = 1000
+	k.Spawn("g", "ticker", func(ctx context.Context) {
+		a := ActorOf(ctx)
+		for {
+			for range 500 {
+				a.SleepUntil(k.Now())
+			}
+			a.SleepUntil(k.Now() + time.Millisecond)
+		}
+	})
+	require.NoError(t, k.Run(time.Second, nil))
+	k.Shutdown()
+}

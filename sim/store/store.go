@@ -37,6 +37,10 @@ type Store struct {
 	lockKeys map[string]string
 	// unfinished are the jobs not yet terminal (see Unfinished).
 	unfinished map[string]bool
+	// runKeys is each idempotency key's value after the last command on it,
+	// activeRuns each org's active runs after the last count (runkeys.go).
+	runKeys    map[string]string
+	activeRuns map[string]int
 }
 
 // New starts the store of a world whose system promises spec. Its TTL clock
@@ -223,8 +227,11 @@ func (h *storeHook) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.Pr
 
 func (h *storeHook) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 	process := h.process(next)
-	return func(ctx context.Context, cmd redis.Cmder) error {
-		err := process(ctx, cmd)
+	return func(ctx context.Context, cmd redis.Cmder) (err error) {
+		sent, returned := h.s.k.Now(), false
+		defer func() { h.recordRunKey(ctx, cmd, sent, err, returned) }()
+		err = process(ctx, cmd)
+		returned = true
 		h.countFailedJobRead(ctx, cmd, err)
 		return err
 	}

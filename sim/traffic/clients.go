@@ -27,6 +27,11 @@ type Clients struct {
 	faultPhase time.Duration
 	gateway    sut.Gateway
 	admit      sut.Admission // nil when the system has no run admission
+	// foreign plants other writers' values under keys (nil: the system
+	// names none).
+	foreign sut.ForeignRunKeys
+	// limits are the system's bounds on a run start (invalid requests).
+	limits sut.RunRequestLimits
 
 	// pending counts clients not done yet: the heal phase waits for them.
 	pending     int
@@ -41,8 +46,13 @@ func New(env kernel.Env, s *store.Store, gw sut.Gateway, wl Workload, faultPhase
 	c := &Clients{k: env.Kernel, hist: env.History, obs: env.Observer, seeds: env.Seeds, store: s, wl: wl,
 		faultPhase: faultPhase, gateway: gw}
 	c.admit, _ = gw.(sut.Admission)
+	c.foreign, _ = gw.(sut.ForeignRunKeys)
 	return c
 }
+
+// HoldTo tells the clients the run start limits the system promises, so
+// the invalid requests they send go just past them.
+func (c *Clients) HoldTo(limits sut.RunRequestLimits) { c.limits = limits }
 
 // Pending counts the clients that have not finished.
 func (c *Clients) Pending() int { return c.pending }
@@ -54,7 +64,7 @@ func (c *Clients) Pending() int { return c.pending }
 func (c *Clients) nextClient() int {
 	wl := c.wl
 	c.scripted++
-	return wl.Jobs + wl.StatusReads + wl.Runs + c.scripted
+	return wl.Jobs + wl.StatusReads + wl.Runs + wl.RunInvalid + wl.RunsWithoutKey + wl.RunForeignKeys + c.scripted
 }
 
 // Submit has a new client submit a job on topic now; it returns the job id.
@@ -96,7 +106,8 @@ func (c *Clients) StartRun(key string) {
 	rng := c.seeds.Child(fmt.Sprintf("run-client-%d", client))
 	c.pending++
 	c.k.Spawn("clients", fmt.Sprintf("start-run-%d", client), func(ctx context.Context) {
-		c.startRun(ctx, client, client, key, rng)
+		c.startRun(ctx, client, client, key, runIntent{org: runOrg(0), workflow: runWorkflow(0),
+			payload: []byte(`{"input":"` + key + `"}`)}, rng)
 	})
 }
 

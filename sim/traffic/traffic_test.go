@@ -2,9 +2,11 @@ package traffic
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/stretchr/testify/require"
 
 	"github.com/dispatchsim/dispatchsim/history"
@@ -101,4 +103,92 @@ func TestTenantsAndInvalidRequestsLeaveTheOtherDrawsAlone(t *testing.T) {
 	require.NotContains(t, tenants, "")
 	require.Positive(t, invalid)
 	require.Less(t, invalid, 20)
+}
+
+// Run clients over two orgs and three workflows: the registrations that must
+// fail do, keys reused for another intent are refused as a mismatch once
+// their key has its run, each invalid request gets the status the system's
+// limits promise, before anything is stored, starts without a key each get
+// a run (org-2 has no limit), and keys holding another writer's value are
+// refused as used.
+func TestRunClientsAcrossOrgsReuseKeysAndSendInvalidRequests(t *testing.T) {
+	env, _, _ := kerneltest.NewEnv(t, 7, false, cordum.System{}.Observer())
+	sys := cordum.System{}
+	spec := sys.Spec(sut.Options{})
+	s := store.New(env, spec)
+	t.Cleanup(s.Close)
+	k := env.Kernel
+	gw, err := sys.StartGateway(sut.Ports{Redis: s.Client("gateway"), Bus: bus.New(env, history.BusConfig{}).Publisher("clients"),
+		Clock: k.NewClock("gateway", 0), Random: env.Seeds.Child("gateway"), Registerer: prometheus.NewRegistry(),
+		Spawn: k.Spawner("gateway")}, sut.Options{RunLimit: 5})
+	require.NoError(t, err)
+	wl := Workload{Jobs: 1, Runs: 16, RunKeys: 3, RunOrgs: 2, RunWorkflows: 3, RunReuse: 0.5, RunInvalid: 5,
+		RunsWithoutKey: 3, RunUnlimitedOrgs: 1, RunForeignKeys: 5}.WithDefaults()
+	c := New(env, s, gw, wl, time.Minute)
+	c.HoldTo(spec.RunRequests)
+	c.Plan()
+	require.NoError(t, k.Run(10*time.Minute, nil))
+	require.Zero(t, c.Pending())
+
+	var registered, setup []string
+	replies := map[string]int{}
+	mismatches, unkeyed := 0, 0
+	for _, op := range env.History.Ops {
+		switch op.Kind {
+		case history.OpRegisterWorkflow:
+			registered = append(registered, op.Org+"/"+op.Workflow+"="+op.Output)
+		case history.OpSetRunLimit, history.OpPlantRunKey:
+			setup = append(setup, string(op.Kind)+" "+op.Key+"="+op.Output)
+		case history.OpStartRun:
+			if strings.HasPrefix(op.Key, "legacy-") {
+				require.Equal(t, []any{409, sut.RunUsed}, []any{op.Status, op.Output}, "another writer's value is never resolved")
+				continue
+			}
+			if op.Key == "" {
+				require.Equal(t, 200, op.Status, "no limit for org-2, room for org-1's")
+				unkeyed++
+				continue
+			}
+			if strings.HasPrefix(op.Key, "key-") {
+				require.NotZero(t, op.Status, "no faults: every start is answered")
+				if op.Output == sut.RunMismatch {
+					mismatches++
+				}
+				continue
+			}
+			what := op.Org + "/" + op.Workflow
+			if op.InputBytes > spec.RunRequests.MaxBodyBytes {
+				what = "oversized"
+				require.Less(t, len(op.Input), 300, "the history keeps the start of a large body")
+			}
+			if len(op.Key) > spec.RunRequests.MaxKeyBytes {
+				what = "long key"
+			}
+			if op.Input[0] == '[' {
+				what = "array"
+			}
+			replies[what] = op.Status
+		}
+	}
+	require.Equal(t, []string{"org-1/wf-1=ok", "org-2/wf-2=ok", "org-1/wf-3=ok", "org-2/wf-1=conflict", "org-1/wf-1=ok",
+		"/wf-1=invalid", "org-1/=invalid"}, registered)
+	require.Equal(t, map[string]int{"/wf-1": 400, "array": 400, "oversized": 413, "long key": 400, "org-2/wf-1": 404}, replies)
+	require.Positive(t, mismatches, "a key reused for another intent after its run exists")
+	require.Equal(t, 3, unkeyed)
+	require.Equal(t, []string{"plant_run_key legacy-1=ok", "plant_run_key legacy-2=ok", "plant_run_key legacy-3=ok",
+		"plant_run_key legacy-4=ok", "plant_run_key legacy-5=ok", "set_run_limit org-2=ok"}, setup)
+	require.Equal(t, map[string]string{"wf-1": "org-1", "wf-2": "org-2", "wf-3": "org-1"}, c.Admission().Workflows)
+	wrote := 0
+	for _, cmd := range env.History.RunKeys {
+		if cmd.Op == history.RunKeyWrite {
+			require.True(t, strings.HasPrefix(cmd.Key, "legacy-"), "only the planted values")
+			continue
+		}
+		require.Equal(t, history.RunKeyReserve, cmd.Op, "no 429, no crash, no stale reservation: only reservations")
+		require.False(t, cmd.Replaced() || cmd.Removed(), "a reservation binds a free key or finds it bound")
+		if cmd.Wrote() {
+			wrote++
+		}
+	}
+	require.Equal(t, 3, wrote, "each key bound once; no invalid request reached the store")
 }

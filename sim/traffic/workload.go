@@ -23,6 +23,33 @@ type Workload struct {
 	RunLimit int
 	// RunDuration is how long an admitted run lasts before it completes (30s).
 	RunDuration time.Duration
+	// RunOrgs and RunWorkflows spread the keys over orgs and workflows
+	// (default 1 of each): workflow i belongs to org i mod RunOrgs, and key
+	// k's own workflow is k mod RunWorkflows. With more than one of either,
+	// the workflows are also registered for a second org (which must fail),
+	// again for their own (a no-op), and with an empty org and id.
+	RunOrgs, RunWorkflows int
+	// RunReuse is the share of run clients that send their key with another
+	// intent than the key's own: another payload, another workflow of the
+	// org, or another org's workflow. Once the key has its run, they must get
+	// 409 mismatch.
+	RunReuse float64
+	// RunInvalid are start requests the gateway must refuse before it looks
+	// at the store, each sent once: no org, a body that is not a JSON object,
+	// a body over the system's limit, a key over its limit, and a workflow
+	// of another org (or none).
+	RunInvalid int
+	// RunsWithoutKey are starts with no idempotency key, each its own run:
+	// its client retries after a 429 only (after a 5xx or no reply a retry
+	// could start a second run).
+	RunsWithoutKey int
+	// RunUnlimitedOrgs are how many orgs (the last ones) have no run limit:
+	// their starts are never turned away with 429.
+	RunUnlimitedOrgs int
+	// RunForeignKeys are keys holding values another writer left (the
+	// system's sut.ForeignRunKeys), planted before the first start, each
+	// started once by a client: the system must refuse them as used.
+	RunForeignKeys int
 	// Requires maps a topic to the capabilities its jobs require (default:
 	// "gpu" jobs require "gpu").
 	Requires map[string][]string
@@ -52,6 +79,8 @@ func (wl Workload) WithDefaults() Workload {
 		wl.RunKeys = max(wl.Runs/2, 1)
 	}
 	wl.RunLimit = max(wl.RunLimit, 1)
+	wl.RunOrgs = max(wl.RunOrgs, 1)
+	wl.RunWorkflows = max(wl.RunWorkflows, 1)
 	return wl
 }
 

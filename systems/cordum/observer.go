@@ -23,6 +23,7 @@ const (
 	runPrefix         = "wf:run:"
 	activeRunsPrefix  = "wf:runs:active:"
 	admissionPrefix   = "wf:"
+	workflowPrefix    = "wf:def:"
 )
 
 type observer struct{}
@@ -91,9 +92,11 @@ func lockCommand(cmd string, a []any) (sut.CommandFact, bool) {
 
 // Command recognises the engine's scripts from their arguments. The
 // transition script: EVALSHA sha 4 job:<id> k2 k3 k4 <id> <from> <version>
-// <to> <now> <token> ... A reservation: KEYS idempotency, reservations; ARGV
-// value, key, now; its stale takeover has a third key and ARGV old, new, key,
-// now.
+// <to> <now> <token> ... The admission scripts on an idempotency key name it
+// first, then the reservations index: a reservation has ARGV value, key,
+// now; its stale takeover a third key and ARGV old, new, key, now; the
+// cleanup's compare-and-delete ARGV value, key; the sweeper's ARGV key,
+// value (and the run's key third when the value names one).
 func (observer) Command(cmd string, a []any) sut.CommandFact {
 	if f, ok := lockCommand(cmd, a); ok {
 		return f
@@ -107,19 +110,22 @@ func (observer) Command(cmd string, a []any) sut.CommandFact {
 	if cmd != "evalsha" && cmd != "eval" || len(a) < 4 {
 		if len(a) > 1 {
 			if key, ok := a[1].(string); ok && strings.HasPrefix(key, admissionPrefix) {
-				return sut.CommandFact{Admission: true}
+				f := sut.CommandFact{Admission: true}
+				if runKey, ok := strings.CutPrefix(key, idempotencyPrefix); ok && (cmd == "set" || cmd == "del") {
+					f.RunKey = runKey
+				}
+				return f
 			}
 		}
 		return sut.CommandFact{}
 	}
 	key := fmt.Sprint(a[3])
 	if strings.HasPrefix(key, admissionPrefix) {
-		f := sut.CommandFact{Admission: true}
-		if strings.HasPrefix(key, idempotencyPrefix) {
-			switch keys, argv := fmt.Sprint(a[2]), len(a)-3; {
-			case keys == "2" && argv == 2+3, keys == "3" && argv == 3+4:
-				f.Reserve = true
-			}
+		f := admissionScript(key, a)
+		// The run creation and completion scripts: KEYS wf:run:<id>,
+		// wf:runs:active:<org>, ...
+		if org, ok := strings.CutPrefix(fmt.Sprint(a[4]), activeRunsPrefix); ok && strings.HasPrefix(key, runPrefix) {
+			f.RunsOf = org
 		}
 		return f
 	}
@@ -134,6 +140,34 @@ func (observer) Command(cmd string, a []any) sut.CommandFact {
 	if len(a) > 12 {
 		f.Token = fmt.Sprint(a[12])
 	}
+	return f
+}
+
+// admissionScript tells the admission scripts on an idempotency key apart
+// by their key and argument counts and where the key's name sits in ARGV.
+func admissionScript(first string, a []any) sut.CommandFact {
+	f := sut.CommandFact{Admission: true}
+	runKey, ok := strings.CutPrefix(first, idempotencyPrefix)
+	if !ok || len(a) < 5 || fmt.Sprint(a[4]) != reservationsKey {
+		return f
+	}
+	nkeys, err := strconv.Atoi(fmt.Sprint(a[2]))
+	if err != nil || nkeys < 2 || len(a) < 3+nkeys {
+		return f
+	}
+	argv := a[3+nkeys:]
+	arg := func(i int) string { return fmt.Sprint(argv[i]) }
+	switch {
+	case nkeys == 2 && len(argv) == 3 && arg(1) == runKey, nkeys == 3 && len(argv) == 4 && arg(2) == runKey:
+		f.Reserve = true
+	case nkeys == 2 && len(argv) == 2 && arg(1) == runKey:
+		f.Release = true
+	case len(argv) == 2 && arg(0) == runKey:
+		f.Sweep = true
+	default:
+		return f
+	}
+	f.RunKey = runKey
 	return f
 }
 
@@ -170,9 +204,13 @@ func (o observer) Locks(v sut.View) []sut.Lock {
 
 func (observer) Admission(v sut.View, epoch time.Time) sut.AdmissionState {
 	st := sut.AdmissionState{Keys: map[string]string{}, Reserved: map[string]time.Duration{},
-		Runs: map[string]map[string]string{}}
+		Runs: map[string]map[string]string{}, Workflows: map[string]string{}}
 	for _, key := range v.Keys() {
 		switch {
+		case strings.HasPrefix(key, workflowPrefix):
+			if org := v.Field(key, "org"); org != "" {
+				st.Workflows[strings.TrimPrefix(key, workflowPrefix)] = org
+			}
 		case strings.HasPrefix(key, idempotencyPrefix):
 			if s, ok := v.Get(key); ok {
 				st.Keys[strings.TrimPrefix(key, idempotencyPrefix)] = s

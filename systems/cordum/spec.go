@@ -7,6 +7,15 @@ import (
 	"github.com/dispatchsim/dispatchsim/sut"
 )
 
+// The engine's AdmissionConfig defaults the gateway runs on, as the
+// engine documents them (Cordum's gateway values); a test holds them to the
+// configuration in force.
+const (
+	defaultMaxRunRequestBytes    = 1 << 20          // MaxRequestBytes
+	defaultAdmissionLockWait     = 2 * time.Second  // AdmissionLockWait
+	defaultStaleReservationAfter = 20 * time.Second // StaleReservationAfter: 2 x AdmissionLockTTL (10s)
+)
+
 // Spec is the engine's promise: states and transitions from engine/states.go,
 // one job lock, the dispatch published by the handler that wrote DISPATCHED
 // (rolled back on a failed publish).
@@ -49,6 +58,12 @@ func (System) Spec(o sut.Options) sut.Spec {
 				string(engine.StateRetrying)}, After: engine.DefaultReplayAfter},
 		},
 		RunAdmission: true,
+		// The gateway runs on the engine's defaults (AdmissionConfig's
+		// MaxRequestBytes, 1 MiB) and its key limit.
+		RunRequests:           sut.RunRequestLimits{MaxBodyBytes: defaultMaxRunRequestBytes, MaxKeyBytes: engine.MaxIdempotencyKeyBytes},
+		RunLimit:              orgRunLimit(o),
+		RunAdmissionWait:      defaultAdmissionLockWait,
+		StaleReservationAfter: defaultStaleReservationAfter,
 		Metrics: sut.Metrics{Rollbacks: "scheduler_dispatch_rollback_total",
 			RollbackFailures:  "scheduler_dispatch_rollback_failure_total",
 			FailClosedReads:   "scheduler_state_read_fail_closed_total",
@@ -71,7 +86,8 @@ func (System) Spec(o sut.Options) sut.Spec {
 				"gateway_run_admission_total":               "run_429_cleanup",
 				"gateway_idempotency_cleanup_failure_total": "idempotency_cleanup_failure",
 			},
-			RejectedRuns: "gateway_run_admission_total"},
+			RejectedRuns:    "gateway_run_admission_total",
+			CleanupFailures: "gateway_idempotency_cleanup_failure_total"},
 	}
 	if o.DispatchTimeout != 0 {
 		s.DispatchTimeout = o.DispatchTimeout

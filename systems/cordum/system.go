@@ -1,11 +1,18 @@
 package cordum
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
 	"strings"
 	"time"
+
+	"github.com/redis/go-redis/v9"
 
 	"github.com/dispatchsim/dispatchsim/engine"
 	"github.com/dispatchsim/dispatchsim/sut"
@@ -104,18 +111,27 @@ func settled[T any](h func(context.Context, T) error) func(context.Context, T) s
 // the store) with run admission.
 func (System) StartGateway(p sut.Ports, o sut.Options) (sut.Gateway, error) {
 	admit, err := engine.NewAdmission(engine.AdmissionConfig{Redis: p.Redis, Clock: clock{p.Clock}, Random: p.Random,
-		DefaultOrgRunLimit: max(o.RunLimit, 1), Registerer: p.Registerer})
+		DefaultOrgRunLimit: orgRunLimit(o), Registerer: p.Registerer})
 	if err != nil {
 		return nil, fmt.Errorf("gateway admission: %w", err)
 	}
-	return &gateway{bus: p.Bus, jobs: engine.NewJobStore(p.Redis, clock{p.Clock}), admit: admit}, nil
+	return &gateway{bus: p.Bus, jobs: engine.NewJobStore(p.Redis, clock{p.Clock}), admit: admit, routes: admit.Routes(),
+		rdb: p.Redis}, nil
 }
 
+// orgRunLimit is the run limit of an org whose limit was never set: one at a
+// time (seed 002's setting) unless the options say more.
+func orgRunLimit(o sut.Options) int { return max(o.RunLimit, 1) }
+
 type gateway struct {
-	bus   sut.Bus
-	jobs  *engine.JobStore
-	admit *engine.Admission
+	bus    sut.Bus
+	jobs   *engine.JobStore
+	admit  *engine.Admission
+	routes http.Handler          // the run admission API
+	rdb    redis.UniversalClient // for the values another writer left
 }
+
+var _ sut.ForeignRunKeys = (*gateway)(nil)
 
 func (g *gateway) Submit(ctx context.Context, j sut.Job) error {
 	b, err := jsonBytes(engine.JobRequest{JobID: j.ID, Topic: j.Topic, Tenant: j.Tenant, Requires: j.Requires})
@@ -142,21 +158,78 @@ func (g *gateway) Status(ctx context.Context, jobID string) (string, error) {
 }
 
 func (g *gateway) RegisterWorkflow(ctx context.Context, org, workflowID string) error {
-	return g.admit.RegisterWorkflow(ctx, org, workflowID)
+	err := g.admit.RegisterWorkflow(ctx, org, workflowID)
+	switch {
+	case errors.Is(err, engine.ErrWorkflowOrgConflict):
+		return fmt.Errorf("%w: %w", sut.ErrWorkflowOrgConflict, err)
+	case errors.Is(err, engine.ErrInvalidRunRequest):
+		return fmt.Errorf("%w: %w", sut.ErrInvalidRequest, err)
+	}
+	return err
 }
 
+// StartRun sends the start as an HTTP request to the gateway's API
+// (POST /workflows/{id}/runs), served in the calling actor, and reads the
+// reply as a client does: the status, the run id of a 200, the reason of a
+// 409 from its message.
 func (g *gateway) StartRun(ctx context.Context, org, workflowID, key string, payload []byte) sut.RunReply {
-	res := g.admit.StartRun(ctx, org, workflowID, key, payload)
-	out := sut.RunReply{Status: res.Status, RunID: res.RunID}
-	switch {
-	case errors.Is(res.Err, engine.ErrIdempotencyKeyInFlight):
-		out.Conflict = sut.RunInFlight
-	case errors.Is(res.Err, engine.ErrIdempotencyKeyMismatch):
-		out.Conflict = sut.RunMismatch
-	case errors.Is(res.Err, engine.ErrIdempotencyKeyUsed):
-		out.Conflict = sut.RunUsed
+	req := httptest.NewRequestWithContext(ctx, http.MethodPost, "/workflows/"+url.PathEscape(workflowID)+"/runs",
+		bytes.NewReader(payload))
+	if org != "" {
+		req.Header.Set("X-Org-ID", org)
+	}
+	if key != "" {
+		req.Header.Set("Idempotency-Key", key)
+	}
+	rec := httptest.NewRecorder()
+	g.routes.ServeHTTP(rec, req)
+	out := sut.RunReply{Status: rec.Code}
+	var body struct {
+		RunID string `json:"run_id"`
+		Error string `json:"error"`
+	}
+	if err := json.Unmarshal(rec.Body.Bytes(), &body); err != nil {
+		return out
+	}
+	out.RunID = body.RunID
+	if rec.Code == http.StatusConflict {
+		out.Conflict = conflictReasons[body.Error]
 	}
 	return out
+}
+
+// conflictReasons are the engine's 409 messages (engine/admission.go), as a
+// client tells them apart.
+var conflictReasons = map[string]string{
+	"idempotency key in flight":                       sut.RunInFlight,
+	"idempotency key reused with a different payload": sut.RunMismatch,
+	"idempotency key already used":                    sut.RunUsed,
+}
+
+func (g *gateway) SetOrgRunLimit(ctx context.Context, org string, n int) error {
+	return g.admit.SetOrgRunLimit(ctx, org, n)
+}
+
+// ForeignRunKeyValues are values the engine did not write: Cordum's bare run
+// id (its gateway stored no fingerprint), and values whose run id or
+// fingerprint are not in the engine's form (another id scheme, upper-case
+// hex, not hex at all).
+func (g *gateway) ForeignRunKeyValues() []string {
+	const uuid = "0b9f1c6e-5a7d-4c3b-9e2f-8a1b2c3d4e5f"
+	fp := "9c56cc51b374c3ba189210d5b6d4bf57790d351c96c47c02190ecf1e430635ab"
+	return []string{
+		uuid,
+		"run_0123456789abcdef0123456789abcdef|" + fp,
+		strings.ToUpper(uuid) + "|" + fp,
+		uuid + "|" + strings.ToUpper(fp),
+		uuid + "|" + strings.Repeat("z", len(fp)),
+	}
+}
+
+// PlantRunKey stores value under key's idempotency record, as a writer that
+// knows nothing of the engine's reservations does (no index entry).
+func (g *gateway) PlantRunKey(ctx context.Context, key, value string) error {
+	return g.rdb.Set(ctx, idempotencyPrefix+key, value, 0).Err()
 }
 
 func (g *gateway) CompleteRun(ctx context.Context, org, runID string) error {
