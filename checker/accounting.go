@@ -218,29 +218,7 @@ func (c *run) rollbackFailures() (least, most int) {
 }
 
 // counter sums a counter family over every gatherer and label set.
-func (c *run) counter(name string) int {
-	total := 0.0
-	for _, g := range c.in.Metrics {
-		families, err := g.Gather()
-		if err != nil {
-			continue
-		}
-		for _, f := range families {
-			if f.GetName() == name {
-				total += sumCounter(f)
-			}
-		}
-	}
-	return int(total)
-}
-
-func sumCounter(f *dto.MetricFamily) float64 {
-	s := 0.0
-	for _, m := range f.GetMetric() {
-		s += m.GetCounter().GetValue()
-	}
-	return s
-}
+func (c *run) counter(name string) int { return c.counterSeries(map[string][]string{name: nil}) }
 
 // wentDownSince reports whether actor's process went down at or after step:
 // it crashed, was killed, or was stopped (a graceful stop drains deliveries,

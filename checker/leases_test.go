@@ -25,15 +25,6 @@ func (s *story) lockEvent(actor string, op sut.LockOp, held, failed bool) *story
 	return s
 }
 
-// fencedCounter is a registry holding the lock-fenced counter at n.
-func fencedCounter(n float64) prometheus.Gatherer {
-	reg := prometheus.NewRegistry()
-	c := prometheus.NewCounter(prometheus.CounterOpts{Name: "scheduler_lock_fenced_total"})
-	c.Add(n)
-	reg.MustRegister(c)
-	return reg
-}
-
 // The lock-fenced counter counts the sections that gave their lock up: at
 // least those whose background renewal found the lock gone while they ran,
 // at most those plus the ones whose renewals failed three times in a row.
@@ -42,7 +33,7 @@ func TestLockFencedCounterAgainstTheRenewals(t *testing.T) {
 	judge := func(s *story, fenced float64) []Violation {
 		s.h.End = s.at() + time.Second
 		return only(Check(Input{History: &s.h, Final: s.final, DLQ: s.dlq, System: cordumSpec,
-			Metrics: []prometheus.Gatherer{fencedCounter(fenced)}}), "metrics")
+			Metrics: []prometheus.Gatherer{counterAt("scheduler_lock_fenced_total", "replica", "r1", fenced)}}), "metrics")
 	}
 	taken := func() *story {
 		return newStory().submit("j1").commit("j1", engine.StatePending).lockEvent(section, sut.LockTake, true, false)

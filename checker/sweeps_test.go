@@ -95,15 +95,6 @@ func TestCancelAckedBeforeTheJobEndedIsCaught(t *testing.T) {
 	require.Contains(t, v[0].Message, "no record of the job")
 }
 
-// withheld is a registry holding the re-publish-withheld counter at n.
-func withheld(n float64) prometheus.Gatherer {
-	reg := prometheus.NewRegistry()
-	c := prometheus.NewCounterVec(prometheus.CounterOpts{Name: "scheduler_republish_withheld_total"}, []string{"topic"})
-	c.WithLabelValues("default").Add(n)
-	reg.MustRegister(c)
-	return reg
-}
-
 // A dispatch a handler wrote and heard land is published by it, or one of
 // the withheld counters says why not.
 func TestWithheldCountersAgainstUnpublishedDispatches(t *testing.T) {
@@ -117,15 +108,7 @@ func TestWithheldCountersAgainstUnpublishedDispatches(t *testing.T) {
 		return s
 	}
 	judge := func(s *story, n float64) []Violation {
-		s.h.End = s.at() + time.Second
-		var out []Violation
-		for _, v := range only(Check(Input{History: &s.h, Final: s.final, DLQ: s.dlq, System: cordumSpec,
-			Metrics: []prometheus.Gatherer{withheld(n)}}), "metrics") {
-			if strings.Contains(v.Message, "withheld counters") {
-				out = append(out, v)
-			}
-		}
-		return out
+		return metricFindings(s, counterAt("scheduler_republish_withheld_total", "topic", "default", n), "withheld counters")
 	}
 	parked := written()
 	require.Empty(t, judge(parked, 1))
@@ -158,15 +141,6 @@ func TestWithheldCountersAgainstUnpublishedDispatches(t *testing.T) {
 	require.Empty(t, judge(crashed, 0), "the writer died before its publish")
 }
 
-// skipped is a registry holding the redelivery-skipped counter at n.
-func skipped(n float64) prometheus.Gatherer {
-	reg := prometheus.NewRegistry()
-	c := prometheus.NewCounterVec(prometheus.CounterOpts{Name: "scheduler_redelivery_skipped_total"}, []string{"state"})
-	c.WithLabelValues("RUNNING").Add(n)
-	reg.MustRegister(c)
-	return reg
-}
-
 // A request acked by a handler that found its job running under the lock and
 // wrote nothing was skipped, and the counter says so.
 func TestRedeliverySkippedCounterAgainstTheHandlers(t *testing.T) {
@@ -183,19 +157,34 @@ func TestRedeliverySkippedCounterAgainstTheHandlers(t *testing.T) {
 		return s
 	}
 	judge := func(s *story, n float64) []Violation {
-		s.h.End = s.at() + time.Second
-		var out []Violation
-		for _, v := range only(Check(Input{History: &s.h, Final: s.final, DLQ: s.dlq, System: cordumSpec,
-			Metrics: []prometheus.Gatherer{skipped(n)}}), "metrics") {
-			if strings.Contains(v.Message, "redelivery_skipped") {
-				out = append(out, v)
-			}
-		}
-		return out
+		return metricFindings(s, counterAt("scheduler_redelivery_skipped_total", "state", "RUNNING", n), "redelivery_skipped")
 	}
 	require.Empty(t, judge(redelivered(true), 1))
 	v := judge(redelivered(true), 0)
 	require.Len(t, v, 1)
 	require.Contains(t, v[0].Message, "scheduler_redelivery_skipped_total=0 but 1 requests were acked")
 	require.Empty(t, judge(redelivered(false), 0), "a handler that never held the lock is not judged")
+}
+
+// counterAt is a registry holding one counter's series label=value at n.
+func counterAt(name, label, value string, n float64) prometheus.Gatherer {
+	reg := prometheus.NewRegistry()
+	c := prometheus.NewCounterVec(prometheus.CounterOpts{Name: name}, []string{label})
+	c.WithLabelValues(value).Add(n)
+	reg.MustRegister(c)
+	return reg
+}
+
+// metricFindings checks the story with counters g and keeps the metrics
+// findings that mention about (a story trips the other counters too).
+func metricFindings(s *story, g prometheus.Gatherer, about string) []Violation {
+	s.h.End = s.at() + time.Second
+	var out []Violation
+	for _, v := range only(Check(Input{History: &s.h, Final: s.final, DLQ: s.dlq, System: cordumSpec,
+		Metrics: []prometheus.Gatherer{g}}), "metrics") {
+		if strings.Contains(v.Message, about) {
+			out = append(out, v)
+		}
+	}
+	return out
 }
