@@ -162,3 +162,22 @@ func TestPickRulesOverloadLivenessAndOwnDispatches(t *testing.T) {
 		Actor: "replica-1/h0", Subject: "worker.w2.jobs", JobID: "j8", Dispatch: true, Outcome: history.PublishFailedClean})
 	require.Len(t, busy.schedule().dispatched().sendTo("w1").judge(), 1, "a failed publish counts nothing")
 }
+
+// A replica that restarts, after a crash or after a stop, starts with an
+// empty registry: the heartbeats its last process heard count for nothing,
+// and a pick from the new process's first heartbeat stands.
+func TestARestartedReplicaPicksFromWhatItHeardSince(t *testing.T) {
+	for _, restart := range []history.FaultRecord{
+		{Actor: "replica-1/h", Effect: history.EffectCrash},
+		{Actor: "replica-1", Kind: "Event:start"},
+	} {
+		s := newPickStory()
+		restart.Step = s.tick()
+		s.h.Faults = append(s.h.Faults, restart)
+		s.beat("replica-1", "w1", 2, 0, 10).schedule().dispatched()
+		require.Empty(t, s.sendTo("w1").judge(), "%s: w2 was heard only by the process that is gone", restart.Kind)
+	}
+	// Without the restart, w2 (0.50) is the pick.
+	s := newPickStory().beat("replica-1", "w1", 2, 0, 10).schedule().dispatched()
+	require.Len(t, s.sendTo("w1").judge(), 1)
+}
