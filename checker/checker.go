@@ -229,6 +229,8 @@ type run struct {
 	// jobStates is the committed history per job, in step order.
 	jobStates map[string][]history.StateChange
 	jobIDs    []string
+	// byToken is the lock commands per token (leases), built on first use.
+	byToken []*lease
 	// tenantActive is each tenant's count of active jobs over the run,
 	// built when a guard first asks.
 	tenantActive map[string][]tenantCount

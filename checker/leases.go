@@ -16,8 +16,12 @@ type lease struct {
 	events            []history.LockEvent // applied and failed, in step order
 }
 
-// leases groups the lock commands by token, in the order tokens first appear.
+// leases groups the lock commands by token, in the order tokens first appear;
+// built once a run, since several checks read it.
 func (c *run) leases() []*lease {
+	if c.byToken != nil {
+		return c.byToken
+	}
 	events := append(append([]history.LockEvent{}, c.in.History.Locks...), c.in.History.LockFailures...)
 	sort.SliceStable(events, func(i, j int) bool { return events[i].Step < events[j].Step })
 	var out []*lease
@@ -32,6 +36,10 @@ func (c *run) leases() []*lease {
 		}
 		ls.events = append(ls.events, l)
 	}
+	if out == nil {
+		out = []*lease{} // built, and empty
+	}
+	c.byToken = out
 	return out
 }
 
