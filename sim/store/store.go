@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/alicebob/miniredis/v2"
+	miniredis "github.com/dispatchsim/dispatchsim/third_party/miniredis"
 	"github.com/redis/go-redis/v9"
 	"github.com/redis/go-redis/v9/maintnotifications"
 

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/alicebob/miniredis/v2"
+	miniredis "github.com/dispatchsim/dispatchsim/third_party/miniredis"
 	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/require"
 

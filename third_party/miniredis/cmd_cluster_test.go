@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/alicebob/miniredis/v2/proto"
+	"github.com/dispatchsim/dispatchsim/third_party/miniredis/proto"
 )
 
 // Test CLUSTER *.

@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/alicebob/miniredis/v2/server"
+	"github.com/dispatchsim/dispatchsim/third_party/miniredis/server"
 )
 
 // commandsGeo handles GEOADD, GEORADIUS etc.

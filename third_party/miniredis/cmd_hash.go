@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/alicebob/miniredis/v2/server"
+	"github.com/dispatchsim/dispatchsim/third_party/miniredis/server"
 )
 
 // commandsHash handles all hash value operations.

@@ -1,6 +1,6 @@
 package miniredis
 
-import "github.com/alicebob/miniredis/v2/server"
+import "github.com/dispatchsim/dispatchsim/third_party/miniredis/server"
 
 // commandsHll handles all hll related operations.
 func commandsHll(m *Miniredis) {

@@ -3,7 +3,7 @@ package miniredis
 import (
 	"testing"
 
-	"github.com/alicebob/miniredis/v2/proto"
+	"github.com/dispatchsim/dispatchsim/third_party/miniredis/proto"
 )
 
 func TestSubscribe(t *testing.T) {

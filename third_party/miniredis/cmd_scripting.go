@@ -3,6 +3,7 @@ package miniredis
 import (
 	"crypto/sha1"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
 	"strconv"
@@ -12,7 +13,7 @@ import (
 	lua "github.com/yuin/gopher-lua"
 	"github.com/yuin/gopher-lua/parse"
 
-	"github.com/alicebob/miniredis/v2/server"
+	"github.com/dispatchsim/dispatchsim/third_party/miniredis/server"
 )
 
 func commandsScripting(m *Miniredis) {
@@ -96,14 +97,14 @@ func (m *Miniredis) runLuaScript(c *server.Peer, sha, script string, readOnly bo
 func doScript(l *lua.LState, script string) error {
 	proto, err := compile(script)
 	if err != nil {
-		return fmt.Errorf(errLuaParseError(err))
+		return errors.New(errLuaParseError(err))
 	}
 
 	lfunc := l.NewFunctionFromProto(proto)
 	l.Push(lfunc)
 	if err := l.PCall(0, lua.MultRet, nil); err != nil {
 		// ensure we wrap with the correct format.
-		return fmt.Errorf(errLuaParseError(err))
+		return errors.New(errLuaParseError(err))
 	}
 
 	return nil

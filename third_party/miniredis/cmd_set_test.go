@@ -4,7 +4,7 @@ import (
 	"sort"
 	"testing"
 
-	"github.com/alicebob/miniredis/v2/proto"
+	"github.com/dispatchsim/dispatchsim/third_party/miniredis/proto"
 )
 
 // Test SADD / SMEMBERS.

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/alicebob/miniredis/v2/server"
+	"github.com/dispatchsim/dispatchsim/third_party/miniredis/server"
 )
 
 // commandsStream handles all stream operations.

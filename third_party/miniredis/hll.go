@@ -1,7 +1,7 @@
 package miniredis
 
 import (
-	"github.com/alicebob/miniredis/v2/hyperloglog"
+	"github.com/dispatchsim/dispatchsim/third_party/miniredis/hyperloglog"
 )
 
 type hll struct {

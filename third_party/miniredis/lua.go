@@ -6,7 +6,7 @@ import (
 
 	lua "github.com/yuin/gopher-lua"
 
-	"github.com/alicebob/miniredis/v2/server"
+	"github.com/dispatchsim/dispatchsim/third_party/miniredis/server"
 )
 
 var luaRedisConstants = map[string]lua.LValue{

@@ -7,8 +7,8 @@ import (
 
 	lua "github.com/yuin/gopher-lua"
 
-	luajson "github.com/alicebob/miniredis/v2/gopher-json"
-	"github.com/alicebob/miniredis/v2/server"
+	luajson "github.com/dispatchsim/dispatchsim/third_party/miniredis/gopher-json"
+	"github.com/dispatchsim/dispatchsim/third_party/miniredis/server"
 )
 
 const msgReadonlyTable = "Attempt to modify a readonly table"

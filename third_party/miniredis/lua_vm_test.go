@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/alicebob/miniredis/v2/proto"
+	"github.com/dispatchsim/dispatchsim/third_party/miniredis/proto"
 )
 
 // With ReuseLua, scripts share one VM but cannot change it for each other.

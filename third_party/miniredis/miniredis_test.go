@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/alicebob/miniredis/v2/proto"
-	"github.com/alicebob/miniredis/v2/server"
+	"github.com/dispatchsim/dispatchsim/third_party/miniredis/proto"
+	"github.com/dispatchsim/dispatchsim/third_party/miniredis/server"
 )
 
 // Test starting/stopping a server

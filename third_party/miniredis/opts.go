@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/alicebob/miniredis/v2/server"
+	"github.com/dispatchsim/dispatchsim/third_party/miniredis/server"
 )
 
 // optInt parses an int option in a command.

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/alicebob/miniredis/v2/server"
+	"github.com/dispatchsim/dispatchsim/third_party/miniredis/server"
 )
 
 func TestRedis(t *testing.T) {

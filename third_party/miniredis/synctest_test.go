@@ -11,7 +11,7 @@ import (
 	"testing/synctest"
 	"time"
 
-	"github.com/alicebob/miniredis/v2/proto"
+	"github.com/dispatchsim/dispatchsim/third_party/miniredis/proto"
 )
 
 // Inside a testing/synctest bubble time.Now() is a fake clock that only

@@ -1,7 +1,7 @@
 package hyperloglog
 
 import (
-	"github.com/alicebob/miniredis/v2/metro"
+	"github.com/dispatchsim/dispatchsim/third_party/miniredis/metro"
 	"math"
 	"math/bits"
 )

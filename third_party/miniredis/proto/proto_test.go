@@ -154,7 +154,7 @@ func TestParse(t *testing.T) {
 			t.Errorf("read: %s", err)
 		}
 		if want := 42; !reflect.DeepEqual(have, want) {
-			t.Errorf("have %q, want %q", have, want)
+			t.Errorf("have %v, want %v", have, want)
 		}
 	})
 

@@ -9,7 +9,7 @@ import (
 	"sync"
 	"unicode"
 
-	"github.com/alicebob/miniredis/v2/fpconv"
+	"github.com/dispatchsim/dispatchsim/third_party/miniredis/fpconv"
 )
 
 func errUnknownCommand(cmd string, args []string) string {

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/alicebob/miniredis/v2/proto"
+	"github.com/dispatchsim/dispatchsim/third_party/miniredis/proto"
 )
 
 const (

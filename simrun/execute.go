@@ -1,0 +1,184 @@
+package simrun
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/dispatchsim/dispatchsim/faults"
+	"github.com/dispatchsim/dispatchsim/reports"
+	"github.com/dispatchsim/dispatchsim/scenarios"
+	"github.com/dispatchsim/dispatchsim/sut"
+)
+
+// errNondeterministic marks a seed whose re-run did not reproduce its
+// checksum: the harness or the engine leaks nondeterminism (exit 5).
+type errNondeterministic struct{ msg string }
+
+func (e *errNondeterministic) Error() string { return e.msg }
+
+// seedRun is one executed task: its result and, for a failing seed, the
+// failure told for a terminal (derived options first, the replay line last).
+type seedRun struct {
+	Result  reports.SeedResult `json:"result"`
+	Failure string             `json:"failure,omitempty"`
+	// Compare is a compare task's answer.
+	Compare *reports.SeedFacts `json:"compare,omitempty"`
+}
+
+// execute runs one task. A plain task only judges the seed. An artifacts
+// task runs a failing seed again with its trace kept, holds it to the first
+// run's checksum (a determinism check for free), and writes its folder under
+// out.
+func execute(t task, out string) (seedRun, error) {
+	sc, ok := scenarios.Lookup(t.Scenario)
+	if !ok {
+		return seedRun{}, fmt.Errorf("unknown scenario %q", t.Scenario)
+	}
+	sys, err := lookupSystem(t.System)
+	if err != nil {
+		return seedRun{}, err
+	}
+	sc = sc.On(sys)
+	if t.Compare {
+		o := sc.Run(t.Seed)
+		f := reports.CompareSeed(sys.Spec(sut.Options{}), reports.Run{System: sys.Name(), Scenario: sc.Name, Seed: t.Seed,
+			Result: o.Result, History: o.Run.History})
+		return seedRun{Compare: &f}, nil
+	}
+	if !t.Artifacts {
+		o := sc.Run(t.Seed)
+		res := reports.SeedResultOf(reportRun(o), t.Expect)
+		res.Finding = t.Finding
+		if !passed(res) {
+			res.Replay = replayFromSummary(out, t.Scenario, t.Seed)
+		}
+		return seedRun{Result: res}, nil
+	}
+	traced := sc.RunTraced(t.Seed, nil)
+	res := reports.SeedResultOf(reportRun(traced), t.Expect)
+	res.Finding = t.Finding
+	if t.Checksum != "" && res.Checksum != t.Checksum {
+		return seedRun{Result: res}, &errNondeterministic{msg: fmt.Sprintf(
+			"%s seed %d is not deterministic: checksum %s, then %s on a re-run", sc.Name, t.Seed, t.Checksum, res.Checksum)}
+	}
+	dir := artifactDir(t.Scenario, t.Seed)
+	res.Artifacts = dir
+	res.Replay = replayFrom(filepath.Join(out, dir))
+	run := seedRun{Result: res, Failure: describeFailure(sc, traced, res, filepath.Join(out, dir))}
+	return run, writeArtifacts(filepath.Join(out, dir), sc, traced, res, reports.Meta{Replay: res.Replay})
+}
+
+// replayFrom is the line that replays a seed from its artifact folder: the
+// recorded checksum, plan and commit come with it.
+func replayFrom(dir string) string { return "simrun replay --from " + shellQuote(dir) }
+
+// replayFromSummary replays a failing seed that has no folder (over
+// --max-artifacts): summary.json under out has its checksum.
+func replayFromSummary(out, scenario string, seed uint64) string {
+	return fmt.Sprintf("simrun replay --out %s --scenario %s --seed %d", shellQuote(out), scenario, seed)
+}
+
+// shellQuote quotes s for a POSIX shell when it needs it, so a printed line
+// pastes as it is.
+func shellQuote(s string) string {
+	if s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r == '/' || r == '.' || r == '-' || r == '_' || r == ':' || r == '+' || r == '=' || r == ',' ||
+			('a' <= r && r <= 'z') || ('A' <= r && r <= 'Z') || ('0' <= r && r <= '9'))
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// describeFailure tells a failing seed: what the seed derived, what broke,
+// where the report is, and the one line that reproduces it.
+func describeFailure(sc scenarios.Scenario, o *scenarios.Outcome, res reports.SeedResult, dir string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "FAIL %s seed %d (%s)\n", sc.Name, o.Seed, res.Verdict)
+	for _, opt := range derivedOptions(sc, o) {
+		fmt.Fprintf(&b, "  %-14s %s\n", opt.Name+":", opt.Value)
+	}
+	const shown = 10
+	for i, v := range res.Violations {
+		if i == shown {
+			fmt.Fprintf(&b, "  ... and %d more violations (summary.json has them all)\n", len(res.Violations)-shown)
+			break
+		}
+		fmt.Fprintf(&b, "  %s/%s %s step=%d: %s\n", v.Layer, v.Checker, v.Job, v.Step, v.Message)
+	}
+	if res.Linearizability != "ok" {
+		fmt.Fprintf(&b, "  linearizability: %s\n", res.Linearizability)
+	}
+	fmt.Fprintf(&b, "  report:        %s\n", filepath.Join(dir, "report.html"))
+	fmt.Fprintf(&b, "  replay: %s\n", res.Replay)
+	return b.String()
+}
+
+// passed: the seed holds the system to its promises; findings the
+// environment's broken contract explains are not the system's.
+func passed(r reports.SeedResult) bool {
+	return r.Verdict == reports.VerdictPass || r.Verdict == reports.VerdictExpected ||
+		r.Verdict == reports.VerdictEnvironment
+}
+
+// artifactDir is a failing seed's directory, relative to the out dir.
+func artifactDir(scenario string, seed uint64) string {
+	return filepath.Join(scenario, strconv.FormatUint(seed, 10))
+}
+
+// writeArtifacts writes a failing seed's trace.log, plan.json, history.json,
+// seed.json and report.html, each atomically. meta's Plan, if set, is the plan
+// the report shows (a shrunk one); the run's own plan is always plan.json.
+func writeArtifacts(dir string, sc scenarios.Scenario, o *scenarios.Outcome, res reports.SeedResult, meta reports.Meta) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("artifacts: %w", err)
+	}
+	prov := provenance()
+	meta.EngineVersion = prov.String()
+	res.Provenance = &prov
+	meta.Options = derivedOptions(sc, o)
+	if meta.Replay == "" {
+		meta.Replay = o.ReplayLine()
+	}
+	if meta.Shrink == "" {
+		meta.Shrink = fmt.Sprintf("simrun shrink --scenario %s --seed %d", sc.Name, o.Seed)
+	}
+	writes := []struct {
+		name  string
+		write func(io.Writer) error
+	}{
+		{"trace.log", func(w io.Writer) error { _, err := w.Write(o.World.Trace().Bytes()); return err }},
+		{"plan.json", func(w io.Writer) error { return writePlan(w, o.Plan) }},
+		{"history.json", func(w io.Writer) error { return writeJSON(w, o.Run.History) }},
+		{"seed.json", func(w io.Writer) error { return writeJSON(w, res) }},
+		{"report.html", func(w io.Writer) error {
+			return reports.NewSeedReport(reportRun(o), sc.ExpectViolation, meta).WriteHTML(w)
+		}},
+	}
+	for _, f := range writes {
+		if err := reports.WriteFileAtomic(filepath.Join(dir, f.name), f.write); err != nil {
+			return fmt.Errorf("artifacts: %s: %w", f.name, err)
+		}
+	}
+	return nil
+}
+
+func writePlan(w io.Writer, p faults.Plan) error {
+	b, err := p.Encode()
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(append(b, '\n'))
+	return err
+}
+
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}

@@ -1,0 +1,329 @@
+package simrun
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/dispatchsim/dispatchsim/faults"
+	"github.com/dispatchsim/dispatchsim/reports"
+	"github.com/dispatchsim/dispatchsim/scenarios"
+	"github.com/dispatchsim/dispatchsim/sim"
+)
+
+// exploreFirstSeed and exploreSeedsPerDay place a night's seeds: each UTC
+// day gets its own range, far from every fixed range, so a nightly run never
+// repeats a seed an earlier night ran.
+const (
+	exploreFirstSeed   = 1_000_000_000
+	exploreSeedsPerDay = 100_000
+)
+
+// exploreFlags are the flags of simrun explore.
+type exploreFlags struct {
+	budget       time.Duration
+	from         string
+	date         string
+	count        int
+	shard        string
+	jobs         int
+	shrinkBudget time.Duration
+	known        string
+	out          string
+}
+
+func newExploreCmd() *cobra.Command {
+	var f exploreFlags
+	cmd := &cobra.Command{
+		Use: "explore",
+		Short: "Run fresh swarm seeds until a budget, bucket the failures by signature, shrink one per bucket and " +
+			"write findings.json (and summary.json for report merge); exit 1 when a new finding turns up",
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return exploreCmd(cmd, f) },
+	}
+	fl := cmd.Flags()
+	fl.DurationVar(&f.budget, "budget", 0, "stop starting seeds after this long (required)")
+	fl.StringVar(&f.from, "from", "", fmt.Sprintf("first seed (default: from the UTC date, %d + %d per day since 1970)",
+		exploreFirstSeed, exploreSeedsPerDay))
+	fl.StringVar(&f.date, "date", "", "UTC date YYYY-MM-DD the seed range derives from (default today)")
+	fl.IntVar(&f.count, "count", exploreSeedsPerDay, "seeds planned from the first (the budget usually stops sooner)")
+	fl.StringVar(&f.shard, "shard", "", "run only shard I of N (I/N, 1-based) of the planned seeds")
+	fl.IntVarP(&f.jobs, "jobs", "j", 2, "seeds run in parallel, one worker process each")
+	fl.DurationVar(&f.shrinkBudget, "shrink-budget", 2*time.Minute, "shrinking budget per bucket representative")
+	fl.StringVar(&f.known, "known", "", "an earlier findings.json: its buckets are not new")
+	fl.StringVar(&f.out, "out", "simrun-explore", "directory for findings.json, summary.json, index.html and artifacts")
+	return cmd
+}
+
+// Finding is one bucket of failures with the same signature.
+type Finding struct {
+	Signature string   `json:"signature"` // scenario / checker / the shrunk plan's fault kinds
+	Scenario  string   `json:"scenario"`
+	Checker   string   `json:"checker"`
+	Kinds     []string `json:"kinds"` // fault kinds of the shrunk plan, sorted
+	Seeds     []uint64 `json:"seeds"`
+	// Seed is the shrunk representative; Plan its minimal fault plan.
+	Seed     uint64   `json:"seed"`
+	Plan     []string `json:"plan"`
+	Complete bool     `json:"shrink_complete"`
+	Replay   string   `json:"replay"`
+	// New is false for a bucket a pinned regression seed or --known already has.
+	New     bool   `json:"new"`
+	KnownAs string `json:"known_as,omitempty"`
+}
+
+// Findings is what a night's run leaves for the next one and for people.
+type Findings struct {
+	Tool       string             `json:"tool"`
+	Provenance reports.Provenance `json:"provenance"`
+	Date       string             `json:"date"`
+	From       uint64             `json:"from"`
+	Shard      string             `json:"shard,omitempty"`
+	SeedsRun   int                `json:"seeds_run"`
+	Failing    int                `json:"failing"`
+	Findings   []Finding          `json:"findings"`
+}
+
+func exploreCmd(cmd *cobra.Command, f exploreFlags) error {
+	if f.budget <= 0 {
+		return usageErrorf("--budget: want a positive duration")
+	}
+	if f.count < 1 || f.count > maxSeedsPerCase {
+		return usageErrorf("--count %d: want 1..%d", f.count, maxSeedsPerCase)
+	}
+	if f.jobs < 1 {
+		return usageErrorf("-j %d: want at least 1", f.jobs)
+	}
+	if f.shrinkBudget <= 0 {
+		return usageErrorf("--shrink-budget: want a positive duration")
+	}
+	day := time.Now().UTC() // determinism-ok: the date picks the night's seed range, printed first
+	if f.date != "" {
+		d, err := time.Parse(time.DateOnly, f.date)
+		if err != nil {
+			return usageErrorf("--date %q: want YYYY-MM-DD", f.date)
+		}
+		day = d
+	}
+	first := uint64(exploreFirstSeed) + uint64(day.Unix()/86400)*exploreSeedsPerDay
+	if f.from != "" {
+		s, err := sim.ParseSeed(f.from)
+		if err != nil {
+			return usageErrorf("--from: %v", err)
+		}
+		first = s
+	}
+	sh, err := parseShard(f.shard)
+	if err != nil {
+		return usageErrorf("%v", err)
+	}
+	known := map[string]string{}
+	if f.known != "" {
+		if known, err = readKnownFindings(f.known); err != nil {
+			return usageErrorf("--known %s: %v", f.known, err)
+		}
+	}
+	if err := ensureWritableDir(f.out); err != nil {
+		return usageErrorf("--out %s: %v", f.out, err)
+	}
+	swarm, _ := scenarios.Lookup("swarm")
+	sel := selection{Name: "explore", Cases: []scenarios.Case{{Scenario: swarm,
+		Seeds: scenarios.SeedRange{First: first, Count: f.count}.Seeds()}}, Custom: []bool{true}}
+	tasks := sel.tasks(sh)
+	sys, _ := lookupSystem(defaultSystem())
+	for i := range tasks {
+		tasks[i].System = defaultSystem()
+	}
+	stdout, stderr := cmd.OutOrStdout(), cmd.ErrOrStderr()
+	fmt.Fprintf(stderr, "explore: swarm seeds from %d (%s), shard %s, budget %s\n", first, day.Format(time.DateOnly),
+		orAll(sh.String()), f.budget)
+	if _, err := cleanOutDir(f.out); err != nil {
+		return usageErrorf("--out %s: clear the previous run: %v", f.out, err)
+	}
+	workers, err := startWorkers(min(f.jobs, len(tasks)), f.out)
+	if err != nil {
+		return &exitError{code: exitUsage, err: err}
+	}
+	intr := watchInterrupts(stderr, workers)
+	defer intr.release()
+	start := time.Now() // determinism-ok: wall time is a reported figure
+	rf := runFlags{budget: f.budget, allowIncomplete: true, maxArtifacts: 0}
+	rs := runSeeds(intr, workers, tasks, rf, newProgress(stderr, len(tasks), "explore"))
+	intr.settle(workers)
+	wall := time.Since(start) // determinism-ok: figure
+
+	sum := reports.Build("simrun "+version, sel.Name, sh.String(), sel.specs(sys), rs.results(), wall.Seconds())
+	sum.System = defaultSystem()
+	sum.Provenance = provenance()
+	if intr.interrupted() {
+		sum.Interrupt(intr.signal())
+	} else if rs.stopped != "" {
+		sum.StoppedBy(rs.stopped, rs.stopped == budgetStop(f.budget))
+	}
+	if err := writeOutputs(f.out, sum, ""); err != nil {
+		return &exitError{code: exitUsage, err: err}
+	}
+	found := &Findings{Tool: "simrun " + version, Provenance: sum.Provenance, Date: day.Format(time.DateOnly), From: first,
+		Shard: sh.String(), SeedsRun: len(sum.Seeds)}
+	if !intr.interrupted() {
+		found.Findings = bucketFailures(stdout, rs.results(), known,
+			func(r reports.SeedResult) Finding { return shrinkRepresentative(r, f) })
+	}
+	for _, r := range sum.Seeds {
+		if !passed(r) {
+			found.Failing++
+		}
+	}
+	if err := reports.WriteJSONAtomic(filepath.Join(f.out, "findings.json"), found); err != nil {
+		return &exitError{code: exitUsage, err: err}
+	}
+	fresh := 0
+	for _, fd := range found.Findings {
+		state := "known (" + fd.KnownAs + ")"
+		if fd.New {
+			state = "NEW"
+			fresh++
+		}
+		fmt.Fprintf(stdout, "%s %s: %d seeds, shrunk seed %d to %d faults\n  replay: %s\n", state, fd.Signature,
+			len(fd.Seeds), fd.Seed, len(fd.Plan), fd.Replay)
+	}
+	fmt.Fprintf(stdout, "explore: %d seeds in %s, %d failing, %d buckets (%d new); %s\n", found.SeedsRun,
+		wall.Round(time.Second), found.Failing, len(found.Findings), fresh, filepath.Join(f.out, "findings.json"))
+	if intr.interrupted() {
+		return exitWith(sum.ExitCode())
+	}
+	if fresh > 0 {
+		return exitWith(exitSafety)
+	}
+	return nil
+}
+
+func orAll(s string) string {
+	if s == "" {
+		return "all"
+	}
+	return s
+}
+
+// bucketFailures groups failing seeds by scenario and first checker, shrinks
+// the first seed of each group, and keys the bucket by the shrunk plan's fault
+// kinds too. A bucket whose representative is a pinned regression seed, or
+// whose signature an earlier findings file has, is not new.
+func bucketFailures(w io.Writer, results []reports.SeedResult, known map[string]string,
+	shrink func(reports.SeedResult) Finding) []Finding {
+	pinned := map[string]string{}
+	for _, c := range scenarios.Regression().Cases {
+		for _, s := range c.Seeds {
+			pinned[fmt.Sprintf("%s/%d", c.Scenario.Name, s)] = c.Finding
+		}
+	}
+	type group struct {
+		first reports.SeedResult
+		seeds []uint64
+	}
+	groups := map[string]*group{}
+	var order []string
+	for _, r := range results {
+		if passed(r) {
+			continue
+		}
+		key := r.Scenario + " / " + primaryChecker(r)
+		g, ok := groups[key]
+		if !ok {
+			g = &group{first: r}
+			groups[key] = g
+			order = append(order, key)
+		}
+		g.seeds = append(g.seeds, r.Seed)
+	}
+	byKey := map[string]int{}
+	var out []Finding
+	for _, key := range order {
+		g := groups[key]
+		fd := shrink(g.first)
+		fd.Seeds = g.seeds
+		if i, ok := byKey[fd.Signature]; ok {
+			out[i].Seeds = append(out[i].Seeds, g.seeds...)
+			continue
+		}
+		fd.New = true
+		if name, ok := pinned[fmt.Sprintf("%s/%d", fd.Scenario, fd.Seed)]; ok {
+			fd.New, fd.KnownAs = false, "regression "+name
+		} else if name, ok := known[fd.Signature]; ok {
+			fd.New, fd.KnownAs = false, name
+		}
+		byKey[fd.Signature] = len(out)
+		out = append(out, fd)
+		fmt.Fprintf(w, "shrunk %s seed %d: %s\n", fd.Scenario, fd.Seed, fd.Signature)
+	}
+	return out
+}
+
+// shrinkRepresentative shrinks one failing seed's plan in this process, as
+// simrun shrink does, and signs the bucket with the minimal plan's kinds.
+func shrinkRepresentative(r reports.SeedResult, f exploreFlags) Finding {
+	sc, _ := scenarios.Lookup(r.Scenario)
+	target := primaryChecker(r)
+	fd := Finding{Scenario: r.Scenario, Checker: target, Seed: r.Seed,
+		Replay: replayFromSummary(f.out, r.Scenario, r.Seed)}
+	o := sc.RunTraced(r.Seed, nil)
+	fails := func(p faults.Plan) bool {
+		c := sc.RunPlan(r.Seed, p)
+		return failsWith(reports.SeedResultOf(reportRun(c), sc.ExpectViolation), target)
+	}
+	deadline := time.Now().Add(f.shrinkBudget) // determinism-ok: a wall-clock budget on the CLI
+	minimal, complete := o.Plan, false
+	if fails(o.Plan) {
+		minimal, complete = ddmin(o.Plan, fails, func() bool { return time.Now().After(deadline) }) // determinism-ok: budget
+	}
+	fd.Complete = complete
+	for _, e := range minimal.Entries {
+		fd.Plan = append(fd.Plan, e.String())
+	}
+	fd.Kinds, fd.Signature = signature(fd.Scenario, target, minimal)
+	return fd
+}
+
+// signature keys a bucket: the scenario, the checker, and the distinct fault
+// kinds of the shrunk plan, sorted (how often each fired, and where, is not
+// part of it).
+func signature(scenario, checker string, minimal faults.Plan) (kinds []string, sig string) {
+	seen := map[string]bool{}
+	for _, e := range minimal.Entries {
+		if !seen[e.Kind] {
+			seen[e.Kind] = true
+			kinds = append(kinds, e.Kind)
+		}
+	}
+	sort.Strings(kinds)
+	return kinds, fmt.Sprintf("%s / %s / [%s]", scenario, checker, strings.Join(kinds, " "))
+}
+
+// readKnownFindings reads an earlier findings.json: signature -> where it
+// was first reported.
+func readKnownFindings(path string) (map[string]string, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var prev Findings
+	if err := json.Unmarshal(b, &prev); err != nil {
+		return nil, fmt.Errorf("not a findings file: %v", err)
+	}
+	out := map[string]string{}
+	for _, fd := range prev.Findings {
+		name := fd.KnownAs
+		if name == "" {
+			name = fmt.Sprintf("found %s, seed %d", prev.Date, fd.Seed)
+		}
+		out[fd.Signature] = name
+	}
+	return out, nil
+}

@@ -1,0 +1,74 @@
+package simrun
+
+import (
+	"io"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/dispatchsim/dispatchsim/faults"
+	"github.com/dispatchsim/dispatchsim/reports"
+)
+
+// failing is a seed of scenario that failed first with checker.
+func failing(scenario string, seed uint64, checker string) reports.SeedResult {
+	return reports.SeedResult{Scenario: scenario, Seed: seed, Verdict: "safety", Linearizability: "ok",
+		Violations: []reports.Violation{{Checker: checker}}}
+}
+
+// The signature is the scenario, the checker and the shrunk plan's distinct
+// fault kinds, sorted: where and how often they fired is not part of it.
+func TestExploreSignatureIsScenarioCheckerAndShrunkKinds(t *testing.T) {
+	plan := faults.Plan{Entries: []faults.PlanEntry{{Kind: "StoreOutage"}, {Kind: "AckLost", Step: 9},
+		{Kind: "StoreOutage", Step: 40}}}
+	kinds, sig := signature("swarm", "no_resurrection", plan)
+	require.Equal(t, []string{"AckLost", "StoreOutage"}, kinds)
+	require.Equal(t, "swarm / no_resurrection / [AckLost StoreOutage]", sig)
+	_, empty := signature("swarm", "job_terminal", faults.Plan{})
+	require.Equal(t, "swarm / job_terminal / []", empty)
+}
+
+// Failing seeds group by scenario and first checker; each group's first
+// seed is shrunk once, and its bucket is new unless it is a pinned
+// regression seed or an earlier night's findings name its signature.
+func TestExploreBucketsFailuresBySignature(t *testing.T) {
+	results := []reports.SeedResult{
+		failing("swarm", 100, "exactly_once_publish"),
+		{Scenario: "swarm", Seed: 101, Verdict: "pass", Linearizability: "ok"},
+		failing("swarm", 102, "no_resurrection"),
+		failing("swarm", 103, "exactly_once_publish"),
+		failing("world-swarm", 104, "exactly_once_publish"),
+		failing("swarm", 103661, "job_terminal"), // pinned: redispatch-outside-dedup-window
+	}
+	kindsOf := map[uint64][]string{100: {"PublishFailsAfterStored"}, 102: {"AckLost"}, 104: {"ClockSkew"},
+		103661: {"PublishFailsAfterStored"}}
+	var shrunk []uint64
+	shrink := func(r reports.SeedResult) Finding {
+		shrunk = append(shrunk, r.Seed)
+		var plan faults.Plan
+		for _, k := range kindsOf[r.Seed] {
+			plan.Entries = append(plan.Entries, faults.PlanEntry{Kind: k})
+		}
+		fd := Finding{Scenario: r.Scenario, Checker: primaryChecker(r), Seed: r.Seed}
+		fd.Kinds, fd.Signature = signature(fd.Scenario, fd.Checker, plan)
+		return fd
+	}
+	known := map[string]string{"swarm / no_resurrection / [AckLost]": "found 2026-11-20, seed 7"}
+
+	got := bucketFailures(io.Discard, results, known, shrink)
+	require.Equal(t, []uint64{100, 102, 104, 103661}, shrunk, "one shrink per group, its first seed")
+	require.Len(t, got, 4)
+
+	require.Equal(t, "swarm / exactly_once_publish / [PublishFailsAfterStored]", got[0].Signature)
+	require.Equal(t, []uint64{100, 103}, got[0].Seeds)
+	require.True(t, got[0].New)
+
+	require.False(t, got[1].New, "an earlier night reported it")
+	require.Equal(t, "found 2026-11-20, seed 7", got[1].KnownAs)
+
+	require.Equal(t, "world-swarm / exactly_once_publish / [ClockSkew]", got[2].Signature, "another scenario, another bucket")
+	require.True(t, got[2].New)
+
+	require.False(t, got[3].New, "a pinned regression seed is not new")
+	require.Equal(t, "regression redispatch-outside-dedup-window", got[3].KnownAs)
+}

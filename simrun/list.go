@@ -1,0 +1,52 @@
+package simrun
+
+import (
+	"fmt"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/dispatchsim/dispatchsim/scenarios"
+)
+
+func newListCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "list",
+		Short: "List suites and scenarios, with the fault kinds each scenario uses",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			out := cmd.OutOrStdout()
+			tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
+			fmt.Fprintln(tw, "SUITE\tSEEDS\tDESCRIPTION")
+			for _, s := range scenarios.Suites() {
+				fmt.Fprintf(tw, "%s\t%d\t%s\n", s.Name, suiteSeeds(s), s.Description)
+			}
+			if err := tw.Flush(); err != nil {
+				return err
+			}
+			fmt.Fprintln(out, "\nSCENARIOS")
+			for _, sc := range scenarios.All() {
+				kinds := "drawn per seed (swarm)"
+				if !sc.Swarm {
+					names := make([]string, len(sc.Faults))
+					for i, k := range sc.Faults {
+						names[i] = k.Name
+					}
+					kinds = strings.Join(names, ", ")
+				}
+				fmt.Fprintf(out, "%s  [%s, seeds %d..%d]\n    %s\n    faults: %s\n", sc.Name, sc.Source, sc.Seeds.First,
+					sc.Seeds.First+uint64(sc.Seeds.Count)-1, sc.Description, kinds)
+			}
+			return nil
+		},
+	}
+}
+
+func suiteSeeds(s scenarios.Suite) int {
+	n := 0
+	for _, c := range s.Cases {
+		n += len(c.Seeds)
+	}
+	return n
+}

@@ -1,0 +1,20 @@
+package simrun
+
+import (
+	"github.com/dispatchsim/dispatchsim/reports"
+	"github.com/dispatchsim/dispatchsim/scenarios"
+)
+
+// reportRun is an outcome as reports read it.
+func reportRun(o *scenarios.Outcome) reports.Run {
+	r := reports.Run{System: o.System, Scenario: o.Scenario, Seed: o.Seed, Checksum: o.Checksum, Steps: o.Steps,
+		Result: o.Result, Plan: o.Plan, Fired: o.Fired, Branches: o.Branches, Wall: o.Wall, Check: o.Check,
+		Replay: o.ReplayLine()}
+	if o.Run != nil {
+		r.History = o.Run.History
+	}
+	if o.World != nil {
+		r.Trace = o.World.Trace().Bytes()
+	}
+	return r
+}

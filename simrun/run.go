@@ -1,0 +1,515 @@
+package simrun
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/dispatchsim/dispatchsim/reports"
+)
+
+// runFlags are the flags of simrun run.
+type runFlags struct {
+	suite, scenario string
+	system          string
+	seeds           seedFlags
+	jobs            int
+	shard           string
+	out             string
+	json            bool
+	junit           string
+	budget          time.Duration
+	allowIncomplete bool
+	failFast        bool
+	maxArtifacts    int
+	verbose         bool
+}
+
+// defaultMaxArtifacts bounds the failing seeds that get a folder of
+// artifacts: one broken engine must not write gigabytes. summary.json keeps
+// every failing seed.
+const defaultMaxArtifacts = 20
+
+// liveFailureLines bounds the failures printed as they happen; the rest are
+// counted and grouped at the end.
+const liveFailureLines = 10
+
+func newRunCmd() *cobra.Command {
+	var f runFlags
+	cmd := &cobra.Command{
+		Use: "run",
+		Short: "Run a suite or a scenario over seeds; exit 0 pass, 1 safety, 3 liveness, 4 inconclusive, " +
+			"5 non-deterministic, 6 incomplete, 130/143 interrupted",
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return runSuite(cmd, f) },
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&f.suite, "suite", "", "suite to run (release, exploratory, regression; default release)")
+	fl.StringVar(&f.scenario, "scenario", "", "run one scenario instead of a suite")
+	fl.StringVar(&f.system, "system", defaultSystem(), systemUsage())
+	fl.BoolVarP(&f.verbose, "verbose", "v", false, "print every seed's options (world, system, faults) before the seeds run")
+	fl.StringVar(&f.seeds.seed, "seed", "", "run this seed (decimal, 0x-hex or a 40-hex commit id)")
+	fl.StringVar(&f.seeds.seeds, "seeds", "", "run seeds A..B, both included")
+	fl.IntVar(&f.seeds.count, "count", 0, "run N seeds: from --seed, or from the start of each range")
+	fl.IntVarP(&f.jobs, "jobs", "j", runtime.NumCPU(), "seeds run in parallel, one worker process each")
+	fl.StringVar(&f.shard, "shard", "", "run only shard I of N (I/N, 1-based) of the seeds")
+	fl.StringVar(&f.out, "out", "simrun-out", "directory for summary.json, index.html and failing seeds' artifacts; "+
+		"a previous run's outputs there are removed first")
+	fl.BoolVar(&f.json, "json", false, "print summary.json to stdout instead of the text summary")
+	fl.StringVar(&f.junit, "junit", "", "also write JUnit XML to this file")
+	fl.DurationVar(&f.budget, "budget", 0, "stop starting seeds after this long (0: no limit); unrun seeds make the verdict incomplete")
+	fl.BoolVar(&f.allowIncomplete, "allow-incomplete", false, "seeds a --budget left unrun do not fail the verdict (exploration)")
+	fl.BoolVar(&f.failFast, "fail-fast", false, "stop starting seeds at the first failing seed")
+	fl.IntVar(&f.maxArtifacts, "max-artifacts", defaultMaxArtifacts, "write artifact folders for at most N failing seeds "+
+		"(the first of each failure group first); summary.json lists them all")
+	return cmd
+}
+
+// runSuite is simrun run: validate every input and output before the first
+// seed, run the seeds, write the failing seeds' artifacts, then the outputs.
+func runSuite(cmd *cobra.Command, f runFlags) error {
+	if cmd.Flags().Changed("count") && f.seeds.count == 0 {
+		return usageErrorf("--count 0: want at least 1")
+	}
+	sys, err := lookupSystem(f.system)
+	if err != nil {
+		return usageErrorf("--system: %v", err)
+	}
+	sel, err := selectCases(f.suite, f.scenario, f.seeds)
+	if err != nil {
+		return usageErrorf("%v", err)
+	}
+	sh, err := parseShard(f.shard)
+	if err != nil {
+		return usageErrorf("%v", err)
+	}
+	switch {
+	case f.jobs < 1:
+		return usageErrorf("-j %d: want at least 1", f.jobs)
+	case f.budget < 0:
+		return usageErrorf("--budget %s: want a positive duration", f.budget)
+	case f.maxArtifacts < 0:
+		return usageErrorf("--max-artifacts %d: want 0 or more", f.maxArtifacts)
+	case f.allowIncomplete && f.budget == 0:
+		return usageErrorf("--allow-incomplete needs a --budget: it accepts the seeds a budget leaves unrun")
+	}
+	if err := ensureWritableDir(f.out); err != nil {
+		return usageErrorf("--out %s: %v", f.out, err)
+	}
+	if f.junit != "" {
+		if err := ensureWritableFile(f.junit); err != nil {
+			return usageErrorf("--junit %s: %v", f.junit, err)
+		}
+	}
+	tasks := sel.tasks(sh)
+	for i := range tasks {
+		tasks[i].System = f.system
+	}
+	if f.verbose {
+		printSeedOptions(cmd.ErrOrStderr(), tasks, sys)
+	}
+	if len(tasks) == 0 {
+		return usageErrorf("shard %s of %s has no seeds", sh, sel.Name)
+	}
+	stdout, stderr := cmd.OutOrStdout(), cmd.ErrOrStderr()
+	if n, err := cleanOutDir(f.out); err != nil {
+		return usageErrorf("--out %s: clear the previous run: %v", f.out, err)
+	} else if n > 0 {
+		fmt.Fprintf(stderr, "simrun: removed %d seed folders of a previous run from %s\n", n, f.out)
+	}
+
+	workers, err := startWorkers(min(f.jobs, len(tasks)), f.out)
+	if err != nil {
+		return &exitError{code: exitUsage, err: err}
+	}
+	intr := watchInterrupts(stderr, workers)
+	defer intr.release()
+
+	start := time.Now() // determinism-ok: wall time is a reported figure
+	what := sel.Name
+	if sh.N > 1 {
+		what += " shard " + sh.String()
+	}
+	rs := runSeeds(intr, workers, tasks, f, newProgress(stderr, len(tasks), what))
+	if !intr.interrupted() {
+		rs.writeArtifacts(intr, workers, f)
+	}
+	intr.settle(workers)
+	rs.removeHalfWritten(f.out) // only now can no worker be writing one
+	wall := time.Since(start)   // determinism-ok: figure
+
+	sum := reports.Build("simrun "+version, sel.Name, sh.String(), sel.specs(sys), rs.results(), wall.Seconds())
+	sum.System = f.system
+	sum.Provenance = provenance()
+	switch {
+	case intr.interrupted():
+		sum.Interrupt(intr.signal())
+	case rs.stopped != "":
+		sum.StoppedBy(rs.stopped, f.allowIncomplete && rs.stopped == budgetStop(f.budget))
+	}
+	if err := writeOutputs(f.out, sum, f.junit); err != nil {
+		// An output that could not be written is said, but never hides a
+		// failing verdict behind exit 2.
+		code := sum.ExitCode()
+		if code == exitPass {
+			code = exitUsage
+		}
+		return &exitError{code: code, err: err}
+	}
+	if err := writeGitHubOutputs(stdout, sum); err != nil {
+		fmt.Fprintln(stderr, "simrun: "+oneLine(err.Error()))
+	}
+	if f.json {
+		if err := writeJSON(stdout, sum); err != nil {
+			return err
+		}
+	} else {
+		printSummary(stdout, sum, rs.failures(), f.out, wall)
+	}
+	for _, err := range rs.errs {
+		fmt.Fprintln(stderr, "simrun: "+oneLine(err.Error()))
+	}
+	if rs.nondet && !intr.interrupted() {
+		return exitWith(exitNondeterministic)
+	}
+	return exitWith(sum.ExitCode())
+}
+
+func budgetStop(d time.Duration) string { return "budget " + d.String() + " spent" }
+
+// seedRuns collects a run's seeds: each task's result by its index, the
+// failures told in full, and why seeds were left unrun.
+type seedRuns struct {
+	tasks   []task
+	done    []*seedRun // by task index; nil: not run
+	told    map[int]string
+	errs    []error
+	nondet  bool
+	stopped string // budget, --fail-fast, a dead worker
+	// unwritten are the artifact tasks whose folder is not known to be whole.
+	unwritten map[int]bool
+}
+
+// runSeeds runs every task until done, the budget, --fail-fast, or an
+// interrupt.
+func runSeeds(intr *interrupts, workers []worker, tasks []task, f runFlags, prog *progress) *seedRuns {
+	rs := &seedRuns{tasks: tasks, done: make([]*seedRun, len(tasks)), told: map[int]string{}}
+	for i := range tasks {
+		tasks[i].Index = i
+	}
+	ctx, cancel := context.WithCancel(intr.ctx)
+	defer cancel()
+	if f.budget > 0 {
+		var stop context.CancelFunc
+		ctx, stop = context.WithTimeout(ctx, f.budget) // determinism-ok: a wall-clock budget on the CLI, outside the simulation
+		defer stop()
+	}
+	live := 0
+	died := false
+	runPool(ctx, intr.abandon, workers, tasks, func(o outcome) {
+		if o.err != nil {
+			var nd *errNondeterministic
+			var wd *errWorkerDied
+			rs.nondet = rs.nondet || errors.As(o.err, &nd)
+			died = died || errors.As(o.err, &wd)
+			if !intr.interrupted() { // a killed worker is the interrupt, not news
+				rs.errs = append(rs.errs, o.err)
+				prog.fail(o.err.Error())
+			}
+		}
+		if o.run.Result.Scenario == "" {
+			prog.done(false)
+			return
+		}
+		run := o.run
+		rs.done[o.task.Index] = &run
+		ok := passed(run.Result)
+		if !ok {
+			if live < liveFailureLines {
+				prog.fail(oneLineFailure(run.Result))
+			} else if live == liveFailureLines {
+				prog.fail("simrun: further failures are counted, and grouped at the end")
+			}
+			live++
+			if f.failFast {
+				cancel()
+			}
+		}
+		prog.done(ok)
+	})
+	prog.finish()
+	switch {
+	case intr.interrupted():
+	case f.failFast && live > 0 && rs.notRun() > 0:
+		rs.stopped = "--fail-fast after the first failing seed"
+	case died && rs.notRun() > 0:
+		rs.stopped = "a worker process died"
+	case rs.notRun() > 0 && f.budget > 0 && ctx.Err() != nil:
+		rs.stopped = budgetStop(f.budget)
+	case rs.notRun() > 0:
+		rs.stopped = "seeds without a result"
+	}
+	return rs
+}
+
+func oneLineFailure(r reports.SeedResult) string {
+	what := "linearizability " + r.Linearizability
+	if len(r.Violations) > 0 {
+		what = r.Violations[0].Checker + ": " + r.Violations[0].Message
+	}
+	return fmt.Sprintf("FAIL %s seed %d (%s) %s", r.Scenario, r.Seed, r.Verdict, what)
+}
+
+func (rs *seedRuns) notRun() int {
+	n := 0
+	for _, d := range rs.done {
+		if d == nil {
+			n++
+		}
+	}
+	return n
+}
+
+// writeArtifacts runs the chosen failing seeds again with their trace kept
+// (which doubles as a determinism check) and writes their folders.
+func (rs *seedRuns) writeArtifacts(intr *interrupts, workers []worker, f runFlags) {
+	var jobs []task
+	for _, i := range rs.artifactPicks(f.maxArtifacts) {
+		t := rs.tasks[i]
+		t.Artifacts, t.Checksum = true, rs.done[i].Result.Checksum
+		jobs = append(jobs, t)
+	}
+	if len(jobs) == 0 {
+		return
+	}
+	rs.unwritten = map[int]bool{}
+	for _, t := range jobs {
+		rs.unwritten[t.Index] = true
+	}
+	runPool(intr.ctx, intr.abandon, workers, jobs, func(o outcome) {
+		if o.err != nil {
+			var nd *errNondeterministic
+			rs.nondet = rs.nondet || errors.As(o.err, &nd)
+			if !intr.interrupted() {
+				rs.errs = append(rs.errs, o.err)
+			}
+			return
+		}
+		delete(rs.unwritten, o.task.Index)
+		d := rs.done[o.task.Index]
+		d.Result.Artifacts, d.Result.Replay = o.run.Result.Artifacts, o.run.Result.Replay
+		rs.told[o.task.Index] = o.run.Failure
+	})
+}
+
+// removeHalfWritten removes the folders of artifact tasks that did not
+// finish (an interrupt, a failed write): a folder that is there is whole.
+func (rs *seedRuns) removeHalfWritten(out string) {
+	for i := range rs.unwritten {
+		t := rs.tasks[i]
+		_ = os.RemoveAll(filepath.Join(out, artifactDir(t.Scenario, t.Seed)))
+	}
+}
+
+// artifactPicks chooses which failing seeds get artifacts, in run order: the
+// first seed of each failure group, then the rest, up to max.
+func (rs *seedRuns) artifactPicks(max int) []int {
+	var picks []int
+	picked := map[int]bool{}
+	groups := map[string]bool{}
+	for pass := range 2 {
+		for i, d := range rs.done {
+			if len(picks) == max {
+				break
+			}
+			if d == nil || passed(d.Result) || picked[i] {
+				continue
+			}
+			key := d.Result.Scenario + "\x00" + firstChecker(d.Result)
+			if pass == 0 && groups[key] {
+				continue
+			}
+			groups[key] = true
+			picked[i] = true
+			picks = append(picks, i)
+		}
+	}
+	sort.Ints(picks)
+	return picks
+}
+
+func firstChecker(r reports.SeedResult) string {
+	if len(r.Violations) > 0 {
+		return r.Violations[0].Checker
+	}
+	return "linearizability " + r.Linearizability
+}
+
+// results are the seeds that ran, in run order. A failing seed without
+// artifacts replays from summary.json's checksum under the same --out.
+func (rs *seedRuns) results() []reports.SeedResult {
+	var out []reports.SeedResult
+	for _, d := range rs.done {
+		if d != nil {
+			out = append(out, d.Result)
+		}
+	}
+	return out
+}
+
+// failures are the failures told in full, in run order.
+func (rs *seedRuns) failures() []string {
+	idx := make([]int, 0, len(rs.told))
+	for i := range rs.told {
+		idx = append(idx, i)
+	}
+	sort.Ints(idx)
+	out := make([]string, len(idx))
+	for k, i := range idx {
+		out[k] = rs.told[i]
+	}
+	return out
+}
+
+func startWorkers(n int, out string) ([]worker, error) {
+	if n == 1 {
+		return []worker{newLocalWorker(out)}, nil
+	}
+	var ws []worker
+	for range n {
+		w, err := startProcessWorker(out)
+		if err != nil {
+			for _, started := range ws {
+				_ = started.close()
+			}
+			return nil, err
+		}
+		ws = append(ws, w)
+	}
+	return ws, nil
+}
+
+// ensureWritableDir creates dir and proves it takes a file.
+func ensureWritableDir(dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(dir, ".probe-*")
+	if err != nil {
+		return err
+	}
+	name := f.Name()
+	_ = f.Close()
+	return os.Remove(name)
+}
+
+// ensureWritableFile proves path can be written later: its directory takes a
+// file and path itself is not a directory.
+func ensureWritableFile(path string) error {
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		return errors.New("is a directory")
+	}
+	return ensureWritableDir(filepath.Dir(path))
+}
+
+// writeOutputs writes summary.json, index.html and, if asked, JUnit XML.
+func writeOutputs(out string, sum *reports.Summary, junit string) error {
+	if err := reports.WriteJSONAtomic(filepath.Join(out, "summary.json"), sum); err != nil {
+		return fmt.Errorf("write summary: %w", err)
+	}
+	if err := reports.WriteFileAtomic(filepath.Join(out, "index.html"), func(w io.Writer) error {
+		return reports.WriteIndex(w, sum)
+	}); err != nil {
+		return fmt.Errorf("write index: %w", err)
+	}
+	if junit != "" {
+		if err := reports.WriteFileAtomic(junit, func(w io.Writer) error { return reports.WriteJUnit(w, sum) }); err != nil {
+			return fmt.Errorf("write junit: %w", err)
+		}
+	}
+	return nil
+}
+
+// printSummary ends a run: the failures told in full (options first, replay
+// line last), the failure groups, one line per case, and the totals.
+func printSummary(w io.Writer, sum *reports.Summary, failures []string, out string, wall time.Duration) {
+	for _, f := range failures {
+		fmt.Fprintln(w, f)
+	}
+	for _, g := range sum.Groups {
+		fmt.Fprintf(w, "GROUP %s / %s: %d failing seeds (%s), first seed %d\n      replay: %s\n",
+			g.Scenario, g.Checker, g.Count, g.Verdict, g.FirstSeed, g.Replay)
+	}
+	for _, c := range sum.Cases {
+		status := "ok  "
+		switch {
+		case !c.Passed && c.Verdict == reports.VerdictIncomplete:
+			status = "PART"
+		case !c.Passed:
+			status = "FAIL"
+		}
+		ran := len(c.Seeds) - len(c.Missing)
+		line := fmt.Sprintf("%s %-44s %3d seeds", status, reports.CaseName(c.CaseSpec), ran)
+		if len(c.NotRun) > 0 {
+			line += fmt.Sprintf("  (%d not run)", len(c.NotRun))
+		}
+		if len(c.Failed) > 0 {
+			line += fmt.Sprintf("  failed: %s", seedsBrief(c.Failed))
+		}
+		if len(c.Environment) > 0 {
+			line += fmt.Sprintf("  environment broke its contract: %s", seedsBrief(c.Environment))
+		}
+		for _, k := range c.NeverFired {
+			line += "  never fired: " + k
+		}
+		fmt.Fprintln(w, line)
+	}
+	rate := float64(len(sum.Seeds)) / max(wall.Seconds(), 1e-9)
+	tail := ""
+	if sum.NotRun > 0 {
+		tail = fmt.Sprintf(", %d not run", sum.NotRun)
+	}
+	if sum.Stopped != "" {
+		tail += " (" + sum.Stopped + ")"
+	}
+	fmt.Fprintf(w, "%s: %s, %d of %d seeds in %s (%.1f seeds/s)%s; summary %s\n", sum.Suite, sum.Verdict,
+		len(sum.Seeds), sum.Planned, wall.Round(time.Millisecond), rate, tail, filepath.Join(out, "summary.json"))
+}
+
+// seedsBrief lists up to ten seeds, then a count.
+func seedsBrief(seeds []uint64) string {
+	const shown = 10
+	parts := make([]string, 0, shown+1)
+	for i, s := range seeds {
+		if i == shown {
+			parts = append(parts, fmt.Sprintf("and %d more", len(seeds)-shown))
+			break
+		}
+		parts = append(parts, fmt.Sprint(s))
+	}
+	return "[" + strings.Join(parts, " ") + "]"
+}
+
+func newWorkerCmd() *cobra.Command {
+	var out string
+	cmd := &cobra.Command{
+		Use:    "worker",
+		Short:  "Run tasks from stdin as JSON lines (used by run -j N)",
+		Hidden: true,
+		Args:   cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return serveWorker(cmd.InOrStdin(), cmd.OutOrStdout(), out)
+		},
+	}
+	cmd.Flags().StringVar(&out, "out", "simrun-out", "artifact directory")
+	return cmd
+}
