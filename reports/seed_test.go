@@ -36,7 +36,7 @@ func TestSeedReportFromRealFailure(t *testing.T) {
 	require.Contains(t, html, `class="violation `)
 	require.Contains(t, html, "job "+v.Job+" published twice")
 	require.Contains(t, html, "PublishFailsAfterStored at step")
-	require.Contains(t, html, "simrun replay --scenario "+dupScenario)
+	require.Contains(t, html, "simrun replay --system cordum --scenario "+dupScenario)
 	require.Contains(t, html, "simrun shrink --scenario x --seed 1")
 	require.Contains(t, html, "Minimal fault plan")
 	require.Contains(t, html, `<iframe class="porcupine"`, "porcupine's view of the violating job")

@@ -269,9 +269,9 @@ func (o *Outcome) HasViolation(name string) bool {
 func (o *Outcome) ReplayLine() string { return ReplayLine(o.System, o.Scenario, o.Seed) }
 
 // ReplayLine is the one command that reproduces a seed of a scenario on a
-// system ("" or "cordum" is the default and is left out).
+// system, named so the line reproduces in any build ("" is left out).
 func ReplayLine(system, scenario string, seed uint64) string {
-	if system == "" || system == "cordum" {
+	if system == "" {
 		return fmt.Sprintf("simrun replay --scenario %s --seed %d", scenario, seed)
 	}
 	return fmt.Sprintf("simrun replay --system %s --scenario %s --seed %d", system, scenario, seed)

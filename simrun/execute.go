@@ -55,7 +55,7 @@ func execute(t task, out string) (seedRun, error) {
 		res := reports.SeedResultOf(reportRun(o), t.Expect)
 		res.Finding = t.Finding
 		if !passed(res) {
-			res.Replay = replayFromSummary(out, t.Scenario, t.Seed)
+			res.Replay = replayFromSummary(out, sys.Name(), t.Scenario, t.Seed)
 		}
 		return seedRun{Result: res}, nil
 	}
@@ -73,14 +73,35 @@ func execute(t task, out string) (seedRun, error) {
 	return run, writeArtifacts(filepath.Join(out, dir), sc, traced, res, reports.Meta{Replay: res.Replay})
 }
 
+// progName is how printed command lines name this program: simrun, or the
+// name of a team's own binary built on Main.
+var progName = "simrun"
+
 // replayFrom is the line that replays a seed from its artifact folder: the
-// recorded checksum, plan and commit come with it.
-func replayFrom(dir string) string { return "simrun replay --from " + shellQuote(dir) }
+// recorded system, checksum, plan and commit come with it.
+func replayFrom(dir string) string { return progName + " replay --from " + shellQuote(dir) }
 
 // replayFromSummary replays a failing seed that has no folder (over
-// --max-artifacts): summary.json under out has its checksum.
-func replayFromSummary(out, scenario string, seed uint64) string {
-	return fmt.Sprintf("simrun replay --out %s --scenario %s --seed %d", shellQuote(out), scenario, seed)
+// --max-artifacts): summary.json under out has its checksum. The system is
+// named: summary.json holds seeds of any system, and a replay of the
+// default one would not reproduce another's.
+func replayFromSummary(out, system, scenario string, seed uint64) string {
+	return fmt.Sprintf("%s replay --out %s%s --scenario %s --seed %d", progName, shellQuote(out), systemFlag(system),
+		scenario, seed)
+}
+
+// shrinkLine shrinks a seed's fault plan, on its own system.
+func shrinkLine(system, scenario string, seed uint64) string {
+	return fmt.Sprintf("%s shrink%s --scenario %s --seed %d", progName, systemFlag(system), scenario, seed)
+}
+
+// systemFlag is " --system NAME" for every system but this program's
+// default, the one a pasted line without the flag runs.
+func systemFlag(system string) string {
+	if system == "" || system == defaultSystem() {
+		return ""
+	}
+	return " --system " + shellQuote(system)
 }
 
 // shellQuote quotes s for a POSIX shell when it needs it, so a printed line
@@ -143,10 +164,10 @@ func writeArtifacts(dir string, sc scenarios.Scenario, o *scenarios.Outcome, res
 	res.Provenance = &prov
 	meta.Options = derivedOptions(sc, o)
 	if meta.Replay == "" {
-		meta.Replay = o.ReplayLine()
+		meta.Replay = replaySeed(o.System, o.Scenario, o.Seed)
 	}
 	if meta.Shrink == "" {
-		meta.Shrink = fmt.Sprintf("simrun shrink --scenario %s --seed %d", sc.Name, o.Seed)
+		meta.Shrink = shrinkLine(o.System, sc.Name, o.Seed)
 	}
 	writes := []struct {
 		name  string

@@ -144,9 +144,11 @@ func exploreCmd(cmd *cobra.Command, f exploreFlags) error {
 	stdout, stderr := cmd.OutOrStdout(), cmd.ErrOrStderr()
 	fmt.Fprintf(stderr, "explore: swarm seeds from %d (%s), shard %s, budget %s\n", first, day.Format(time.DateOnly),
 		orAll(sh.String()), f.budget)
-	if _, err := cleanOutDir(f.out); err != nil {
+	n, movedTo, err := cleanOutDir(f.out, false)
+	if err != nil {
 		return usageErrorf("--out %s: clear the previous run: %v", f.out, err)
 	}
+	reportCleared(stderr, f.out, n, movedTo)
 	workers, err := startWorkers(min(f.jobs, len(tasks)), f.out)
 	if err != nil {
 		return &exitError{code: exitUsage, err: err}
@@ -272,7 +274,7 @@ func shrinkRepresentative(r reports.SeedResult, f exploreFlags) Finding {
 	sc, _ := scenarios.Lookup(r.Scenario)
 	target := primaryChecker(r)
 	fd := Finding{Scenario: r.Scenario, Checker: target, Seed: r.Seed,
-		Replay: replayFromSummary(f.out, r.Scenario, r.Seed)}
+		Replay: replayFromSummary(f.out, r.System, r.Scenario, r.Seed)}
 	o := sc.RunTraced(r.Seed, nil)
 	fails := func(p faults.Plan) bool {
 		c := sc.RunPlan(r.Seed, p)

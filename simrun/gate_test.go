@@ -81,8 +81,10 @@ func TestMergeNeedsEveryShard(t *testing.T) {
 }
 
 // A broken engine's run leaves artifacts; a new run into the same folder
-// removes them, so a replay there is held to the new run, not a stale seed.
-func TestRunClearsTheLastRunsFolders(t *testing.T) {
+// moves them aside (evidence is never deleted unasked), so a replay there is
+// held to the new run, not a stale seed, and the old seed still replays
+// from where it went.
+func TestRunMovesTheLastRunsFoldersAside(t *testing.T) {
 	bin := buildMutant(t, brokenEngine)
 	out := t.TempDir()
 	r := simrun(t, bin, "run", "--scenario", "terminal-resurrection", "--count", "2", "-j", "1", "--out", out)
@@ -93,14 +95,29 @@ func TestRunClearsTheLastRunsFolders(t *testing.T) {
 
 	r = simrun(t, simrunBin, "run", "--scenario", "terminal-resurrection", "--count", "2", "-j", "1", "--out", out)
 	require.Equal(t, 0, r.code, r.stdout+r.stderr)
-	require.Contains(t, r.stderr, "removed 2 seed folders of a previous run")
+	moved := filepath.Join(out, "previous-run-1")
+	require.Contains(t, r.stderr, "moved 2 failing seed folders of a previous run from "+out+" to "+moved)
+	require.Equal(t, 1, strings.Count(r.stderr, "previous run"), "one line")
 	require.NoDirExists(t, filepath.Join(out, "terminal-resurrection", "4000"))
+	require.FileExists(t, filepath.Join(moved, "terminal-resurrection", "4000", "seed.json"))
+	require.FileExists(t, filepath.Join(moved, "summary.json"))
 	require.FileExists(t, mine, "what simrun did not write stays")
 
 	r = simrun(t, simrunBin, "replay", "--scenario", "terminal-resurrection", "--seed", "4000", "--out", out)
 	require.Equal(t, 0, r.code, r.stdout+r.stderr)
 	require.Contains(t, r.stdout, "matches "+filepath.Join(out, "summary.json"))
 	require.Contains(t, r.stderr, "has terminal-resurrection seed 4000 as pass")
+	r = simrun(t, bin, "replay", "--from", filepath.Join(moved, "terminal-resurrection", "4000"))
+	require.Equal(t, exitSafety, r.code, r.stdout+r.stderr)
+
+	// Told to, it deletes; a run with nothing failing before moves nothing.
+	r = simrun(t, bin, "run", "--scenario", "terminal-resurrection", "--count", "1", "-j", "1", "--out", out)
+	require.Equal(t, exitSafety, r.code)
+	r = simrun(t, simrunBin, "run", "--scenario", "terminal-resurrection", "--count", "1", "-j", "1", "--out", out,
+		"--discard-previous")
+	require.Equal(t, 0, r.code, r.stdout+r.stderr)
+	require.Contains(t, r.stderr, "removed 1 seed folders of a previous run")
+	require.NoDirExists(t, filepath.Join(out, "previous-run-2"))
 }
 
 // A failing run's every replay line names its folder; the folder replays

@@ -19,6 +19,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"runtime"
 	"runtime/debug"
 	"strings"
@@ -87,6 +88,11 @@ func Main(systems ...sut.System) {
 	if os.Getenv("GOGC") == "" {
 		debug.SetGCPercent(400)
 	}
+	// Printed lines name the program as it was invoked, so a team's own
+	// binary prints lines that paste into it.
+	if len(os.Args) > 0 && os.Args[0] != "" {
+		progName = filepath.Base(os.Args[0])
+	}
 	os.Exit(Run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr, systems...))
 }
 
@@ -138,7 +144,7 @@ func oneLine(s string) string {
 
 func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	root := &cobra.Command{
-		Use:           "simrun",
+		Use:           progName,
 		Short:         "Deterministic simulation and fault injection for job dispatch engines",
 		SilenceErrors: true,
 		SilenceUsage:  true,

@@ -337,10 +337,16 @@ var (
 // through an overlay: the tree is untouched.
 func buildMutant(t *testing.T, name string) string {
 	t.Helper()
+	return buildMutantOf(t, name, "../cmd/simrun", "simrun-mutant")
+}
+
+// buildMutantOf builds the main package pkg as bin with the mutant.
+func buildMutantOf(t *testing.T, name, pkg, bin string) string {
+	t.Helper()
 	mutantMu.Lock()
 	defer mutantMu.Unlock()
-	if bin, ok := mutantBins[name]; ok {
-		return bin
+	if built, ok := mutantBins[name+" "+pkg]; ok {
+		return built
 	}
 	m, ok := mutants.Lookup(name)
 	require.True(t, ok, "mutant %s", name)
@@ -348,9 +354,9 @@ func buildMutant(t *testing.T, name string) string {
 	require.NoError(t, os.MkdirAll(dir, 0o755))
 	overlay, err := m.Overlay("..", dir)
 	require.NoError(t, err)
-	bin := filepath.Join(dir, "simrun-mutant")
-	out, err := exec.Command("go", "build", "-buildvcs=false", "-overlay", overlay, "-o", bin, "../cmd/simrun").CombinedOutput()
+	bin = filepath.Join(dir, bin)
+	out, err := exec.Command("go", "build", "-buildvcs=false", "-overlay", overlay, "-o", bin, pkg).CombinedOutput()
 	require.NoError(t, err, string(out))
-	mutantBins[name] = bin
+	mutantBins[name+" "+pkg] = bin
 	return bin
 }

@@ -51,9 +51,11 @@ func mergeCmd(cmd *cobra.Command, dirs []string, out, junit string) error {
 	if err != nil && !errors.As(err, &missing) {
 		return usageErrorf("%v", err)
 	}
-	if _, err := cleanOutDir(out); err != nil {
+	n, movedTo, err := cleanOutDir(out, false)
+	if err != nil {
 		return usageErrorf("--out %s: clear the previous merge: %v", out, err)
 	}
+	reportCleared(cmd.ErrOrStderr(), out, n, movedTo)
 	if err := gatherArtifacts(sum, dirs, parts, out); err != nil {
 		return &exitError{code: exitUsage, err: err}
 	}
@@ -120,7 +122,7 @@ func gatherArtifacts(sum *reports.Summary, dirs []string, parts []*reports.Summa
 		src, ok := from[r.Scenario+"/"+fmt.Sprint(r.Seed)+"/"+r.Finding]
 		if !ok {
 			if !passed(r) {
-				sum.Seeds[i].Replay = replayFromSummary(out, r.Scenario, r.Seed)
+				sum.Seeds[i].Replay = replayFromSummary(out, r.System, r.Scenario, r.Seed)
 			}
 			continue
 		}

@@ -1,15 +1,22 @@
 package simrun
 
 import (
+	"fmt"
+
 	"github.com/dispatchsim/dispatchsim/reports"
 	"github.com/dispatchsim/dispatchsim/scenarios"
 )
+
+// replaySeed is the line that replays a seed by its scenario and number.
+func replaySeed(system, scenario string, seed uint64) string {
+	return fmt.Sprintf("%s replay%s --scenario %s --seed %d", progName, systemFlag(system), scenario, seed)
+}
 
 // reportRun is an outcome as reports read it.
 func reportRun(o *scenarios.Outcome) reports.Run {
 	r := reports.Run{System: o.System, Scenario: o.Scenario, Seed: o.Seed, Checksum: o.Checksum, Steps: o.Steps,
 		Result: o.Result, Plan: o.Plan, Fired: o.Fired, Branches: o.Branches, Wall: o.Wall, Check: o.Check,
-		Replay: o.ReplayLine()}
+		Replay: replaySeed(o.System, o.Scenario, o.Seed)}
 	if o.Run != nil {
 		r.History = o.Run.History
 	}

@@ -32,6 +32,7 @@ type runFlags struct {
 	failFast        bool
 	maxArtifacts    int
 	verbose         bool
+	discardPrevious bool
 }
 
 // defaultMaxArtifacts bounds the failing seeds that get a folder of
@@ -63,7 +64,8 @@ func newRunCmd() *cobra.Command {
 	fl.IntVarP(&f.jobs, "jobs", "j", runtime.NumCPU(), "seeds run in parallel, one worker process each")
 	fl.StringVar(&f.shard, "shard", "", "run only shard I of N (I/N, 1-based) of the seeds")
 	fl.StringVar(&f.out, "out", "simrun-out", "directory for summary.json, index.html and failing seeds' artifacts; "+
-		"a previous run's outputs there are removed first")
+		"a previous run's failing seeds there are moved aside into previous-run-N first")
+	fl.BoolVar(&f.discardPrevious, "discard-previous", false, "delete a previous run's outputs in --out instead of moving them aside")
 	fl.BoolVar(&f.json, "json", false, "print summary.json to stdout instead of the text summary")
 	fl.StringVar(&f.junit, "junit", "", "also write JUnit XML to this file")
 	fl.DurationVar(&f.budget, "budget", 0, "stop starting seeds after this long (0: no limit); unrun seeds make the verdict incomplete")
@@ -121,11 +123,11 @@ func runSuite(cmd *cobra.Command, f runFlags) error {
 		return usageErrorf("shard %s of %s has no seeds", sh, sel.Name)
 	}
 	stdout, stderr := cmd.OutOrStdout(), cmd.ErrOrStderr()
-	if n, err := cleanOutDir(f.out); err != nil {
+	n, movedTo, err := cleanOutDir(f.out, f.discardPrevious)
+	if err != nil {
 		return usageErrorf("--out %s: clear the previous run: %v", f.out, err)
-	} else if n > 0 {
-		fmt.Fprintf(stderr, "simrun: removed %d seed folders of a previous run from %s\n", n, f.out)
 	}
+	reportCleared(stderr, f.out, n, movedTo)
 
 	workers, err := startWorkers(min(f.jobs, len(tasks)), f.out)
 	if err != nil {
