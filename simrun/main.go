@@ -157,6 +157,7 @@ func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	root.PersistentFlags().StringVar(&commitFlag, "commit", "",
 		"commit to record in outputs when the binary carries no VCS information (default: $GITHUB_SHA)")
 	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error { return rejectEmptyValues(cmd) }
+	root.SetFlagErrorFunc(explainFlagError)
 	root.AddCommand(newListCmd(), newRunCmd(), newReplayCmd(), newShrinkCmd(), newReportCmd(), newWorkerCmd(), newCompareCmd(),
 		newMutantsCmd(),
 		newExploreCmd())

@@ -163,6 +163,13 @@ func TestBadInputsAreOneLineAndExit2(t *testing.T) {
 		{"shrink bad seed", []string{"shrink", "--scenario", "swarm", "--seed", "0xZZ"}, "--seed"},
 		{"merge without summary", []string{"report", "merge", "--out", filepath.Join(dir, "m"), dir}, "no summary.json"},
 		{"merge no dirs", []string{"report", "merge"}, "requires at least 1 arg"},
+		{"jobs not a number", []string{"run", "-j", "two"}, `--jobs "two": want a whole number`},
+		{"budget without unit", []string{"run", "--budget", "10"}, `--budget "10": want a duration with its unit`},
+		{"near flag", []string{"run", "--sed", "4"}, "did you mean --seed?"},
+		{"near scenario", []string{"run", "--scenario", "swarmm"}, `did you mean "swarm"?`},
+		{"near suite", []string{"run", "--suite", "releas"}, `did you mean "release"?`},
+		{"near system", []string{"run", "--system", "outbx"}, `did you mean "outbox"?`},
+		{"replay from nowhere", []string{"replay", "--from", filepath.Join(dir, "gone")}, "no such folder"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

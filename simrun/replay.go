@@ -2,8 +2,10 @@ package simrun
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -31,7 +33,7 @@ func resolveTarget(system, scenario, seed, planFile string) (seedTarget, error) 
 	}
 	sc, ok := scenarios.Lookup(scenario)
 	if !ok {
-		return seedTarget{}, fmt.Errorf("unknown scenario %q (simrun list shows them)", scenario)
+		return seedTarget{}, unknownName("scenario", scenario, scenarioNames())
 	}
 	sys, err := lookupSystem(system)
 	if err != nil {
@@ -122,7 +124,9 @@ type record struct {
 // record that is there but unreadable is an error, never a quiet fallback.
 // scenario and seed, when given, must agree with it.
 func readSeedFolder(dir, scenario, seed string) (seedTarget, record, error) {
-	if st, err := os.Stat(dir); err != nil {
+	if st, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
+		return seedTarget{}, record{}, fmt.Errorf("--from %s: no such folder (want a failing seed's folder, <out>/<scenario>/<seed>)", dir)
+	} else if err != nil {
 		return seedTarget{}, record{}, fmt.Errorf("--from %s: %v", dir, err)
 	} else if !st.IsDir() {
 		return seedTarget{}, record{}, fmt.Errorf("--from %s: not a directory (want <out>/<scenario>/<seed>)", dir)

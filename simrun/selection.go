@@ -53,7 +53,7 @@ func selectCases(suite, scenario string, sf seedFlags) (selection, error) {
 	case scenario != "":
 		sc, ok := scenarios.Lookup(scenario)
 		if !ok {
-			return selection{}, fmt.Errorf("unknown scenario %q (simrun list shows them)", scenario)
+			return selection{}, unknownName("scenario", scenario, scenarioNames())
 		}
 		sel = selection{Name: "scenario:" + sc.Name, Cases: []scenarios.Case{{Scenario: sc, Seeds: sc.Seeds.Seeds()}}}
 	default:
@@ -62,7 +62,7 @@ func selectCases(suite, scenario string, sf seedFlags) (selection, error) {
 		}
 		s, ok := scenarios.LookupSuite(suite)
 		if !ok {
-			return selection{}, fmt.Errorf("unknown suite %q (simrun list shows them)", suite)
+			return selection{}, unknownName("suite", suite, suiteNames())
 		}
 		sel = selection{Name: s.Name, Cases: s.Cases}
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/dispatchsim/dispatchsim/scenarios"
 	"github.com/dispatchsim/dispatchsim/sut"
 )
 
@@ -60,6 +61,32 @@ func lookupSystem(name string) (sut.System, error) {
 // systemUsage is the --system flag's help: the registered systems by name.
 func systemUsage() string {
 	return "system under test, one of: " + strings.Join(systems.order, ", ")
+}
+
+// unknownName is the error for a name that is none of known: a near miss
+// is offered, and where the list is.
+func unknownName(what, name string, known []string) error {
+	if near := nearest(name, known); near != "" {
+		return fmt.Errorf("unknown %s %q; did you mean %q? (%s list shows them)", what, name, near, progName)
+	}
+	return fmt.Errorf("unknown %s %q (%s list shows them)", what, name, progName)
+}
+
+// scenarioNames and suiteNames are what --scenario and --suite accept.
+func scenarioNames() []string {
+	var out []string
+	for _, sc := range scenarios.All() {
+		out = append(out, sc.Name)
+	}
+	return out
+}
+
+func suiteNames() []string {
+	var out []string
+	for _, s := range scenarios.Suites() {
+		out = append(out, s.Name)
+	}
+	return out
 }
 
 // nearest is the candidate within two edits of s, if exactly one is nearest.
