@@ -77,10 +77,18 @@ func onTimer(p *sim.Point) *sim.Point {
 // cordumSpec is the spec the fault points are matched against.
 var cordumSpec = cordum.System{}.Spec(sut.Options{})
 
+// testScripts names the placeholder hashes the points below send, as the
+// engine names its scripts.
+var testScripts = map[string]string{
+	"0123456789abcdef0123456789abcdef01234567": engine.ScriptTransition,
+	"aaaa": engine.ScriptLockRenew, "cccc": engine.ScriptRunKeyReserve, "dddd": engine.ScriptRunKeyTakeOver,
+	"eeee": engine.ScriptRunKeyRelease, "ffff": engine.ScriptRunCreate,
+}
+
 // withFacts adds what the observer and the spec say, as the simulator does.
 func withFacts(p *sim.Point) *sim.Point {
 	if p.Kind == sim.PointRedis {
-		p.Fact = cordum.System{}.Observer().Command(p.Cmd, p.Args)
+		p.Fact = cordum.System{}.Observer().Command(sut.ParseStoreCommand(p.Args, testScripts))
 	}
 	p.Heartbeat = p.Subject == "sys.heartbeat"
 	p.Spec = &cordumSpec

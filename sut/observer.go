@@ -8,16 +8,21 @@ import "time"
 type Observer interface {
 	// JobKey reports the job a store key holds the state of.
 	JobKey(key string) (jobID string, ok bool)
+	// Scripts names the system's Lua scripts: name to the SHA1 of the
+	// script's source (hex, as EVALSHA sends it; go-redis's Script.Hash).
+	// A command that runs one carries its name in StoreCommand.Script.
+	Scripts() map[string]string
 	// Touched lists the job keys a write may have changed: those it names,
 	// and those a script reaches through other keys.
-	Touched(v View, cmd string, args []any) []string
+	Touched(v View, c StoreCommand) []string
 	// Job reads a job's facts from its key; it runs after every write to a
 	// job, so it reads only what it needs.
 	Job(v View, key string) JobFact
 	// Message says what a bus message is about.
 	Message(subject string, data []byte) MessageFact
-	// Command says what a store command does, for fault matching.
-	Command(cmd string, args []any) CommandFact
+	// Command says what a store command does: the simulator records locks,
+	// scans, admission keys and transitions by it, and fault kinds aim at it.
+	Command(c StoreCommand) CommandFact
 	// DLQ is every dead-letter entry, by job id.
 	DLQ(v View) map[string]DLQEntry
 	// Locks are the locks held now.
@@ -63,6 +68,40 @@ type MessageFact struct {
 	Cancel bool
 	// ResultPtr is where a worker's result message says the result is.
 	ResultPtr string
+}
+
+// StoreCommand is one store command as the system sent it, already taken
+// apart: a script's keys and arguments separate and the script named, so an
+// observer never reads the wire layout of EVALSHA.
+type StoreCommand struct {
+	// Name is the command in lower case: "hset", "zrangebyscore", and for a
+	// script "evalsha" or "eval".
+	Name string
+	// Script is the script's name from Observer.Scripts ("" for a plain
+	// command, or for a script the system did not name).
+	Script string
+	// Keys are a script's KEYS; for a plain command, its first argument
+	// (the key, for every command the engines here send).
+	Keys []string
+	// Args are a script's ARGV; for a plain command, the arguments after
+	// the first.
+	Args []string
+}
+
+// Key is the i-th key, "" when there is none.
+func (c StoreCommand) Key(i int) string { return at(c.Keys, i) }
+
+// Arg is the i-th argument, "" when there is none.
+func (c StoreCommand) Arg(i int) string { return at(c.Args, i) }
+
+// IsScript reports whether the command runs the named script.
+func (c StoreCommand) IsScript(name string) bool { return c.Script != "" && c.Script == name }
+
+func at(list []string, i int) string {
+	if i < 0 || i >= len(list) {
+		return ""
+	}
+	return list[i]
 }
 
 // CommandFact is what a store command does to a job: a transition from From

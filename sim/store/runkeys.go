@@ -18,7 +18,7 @@ func (h *storeHook) runKeyOp(name string, args []any) (op history.RunKeyOp, runK
 	if readOnly[name] || handshake[name] {
 		return "", ""
 	}
-	f := h.s.obs.Command(name, args)
+	f := h.s.obs.Command(h.s.command(name, args))
 	switch {
 	case f.RunKey == "":
 		return "", ""
@@ -77,7 +77,7 @@ func (h *storeHook) runsOf(name string, args []any) string {
 	if name != "evalsha" && name != "eval" {
 		return ""
 	}
-	return h.s.obs.Command(name, args).RunsOf
+	return h.s.obs.Command(h.s.command(name, args)).RunsOf
 }
 
 // countRuns records org's active runs when a command changed their number.

@@ -41,6 +41,8 @@ type Store struct {
 	// activeRuns each org's active runs after the last count (runkeys.go).
 	runKeys    map[string]string
 	activeRuns map[string]int
+	// scripts maps a script's SHA1 to the name the system gives it.
+	scripts map[string]string
 }
 
 // New starts the store of a world whose system promises spec. Its TTL clock
@@ -289,7 +291,7 @@ func (h *storeHook) process(next redis.ProcessHook) redis.ProcessHook {
 		var target string // only a fault needs it as a string
 		if s.host.FaultsArmed() {
 			p = &kernel.Point{Kind: history.PointRedis, Actor: a.Name(), Group: a.Group().Name, Cmd: name, Args: args,
-				Write: !readOnly[name], Key: firstKey(name, args), Fact: s.obs.Command(name, args)}
+				Write: !readOnly[name], Key: firstKey(name, args), Fact: s.obs.Command(s.command(name, args))}
 			if f, fired = s.host.Fault(p); fired {
 				target = h.describe(name, args)
 			}
@@ -353,7 +355,7 @@ func (h *storeHook) observe(a *kernel.Actor, cmd redis.Cmder, err error, sent ti
 	s := h.s
 	if readOnly[name] {
 		if err == nil {
-			if fact := s.obs.Command(name, cmd.Args()); fact.Scan != "" {
+			if fact := s.obs.Command(s.command(name, cmd.Args())); fact.Scan != "" {
 				s.hist.Scans = append(s.hist.Scans, history.Scan{Step: s.k.Step(), Time: s.k.Now(), Actor: a.Name(), State: fact.Scan})
 			}
 		}
@@ -362,12 +364,13 @@ func (h *storeHook) observe(a *kernel.Actor, cmd redis.Cmder, err error, sent ti
 	if err != nil && !errors.Is(err, redis.Nil) {
 		return
 	}
-	fact := s.obs.Command(name, cmd.Args())
+	c := s.command(name, cmd.Args())
+	fact := s.obs.Command(c)
 	if fact.LockKey != "" {
 		h.observeLock(a, fact, sentAt{sent, sentStep})
 		return
 	}
-	for _, key := range s.obs.Touched(h.s, name, cmd.Args()) {
+	for _, key := range s.obs.Touched(h.s, c) {
 		id, _ := s.obs.JobKey(key)
 		job := s.obs.Job(h.s, key)
 		st, v := job.State, job.Version

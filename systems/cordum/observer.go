@@ -2,7 +2,6 @@ package cordum
 
 import (
 	"encoding/json"
-	"fmt"
 	"sort"
 	"strconv"
 	"strings"
@@ -30,11 +29,13 @@ type observer struct{}
 
 func (observer) JobKey(key string) (string, bool) { return engine.JobIDFromKey(key) }
 
+func (observer) Scripts() map[string]string { return engine.ScriptHashes() }
+
 // Touched: the engine's scripts name every job key they write.
-func (o observer) Touched(_ sut.View, _ string, args []any) []string {
+func (o observer) Touched(_ sut.View, c sut.StoreCommand) []string {
 	var keys []string
-	for _, arg := range args[1:] {
-		if key, ok := arg.(string); ok {
+	for _, list := range [][]string{c.Keys, c.Args} {
+		for _, key := range list {
 			if _, job := o.JobKey(key); job {
 				keys = append(keys, key)
 			}
@@ -63,111 +64,78 @@ func (observer) Message(subject string, data []byte) sut.MessageFact {
 }
 
 // lockCommand recognises a command on a job's lock: SET key token PX ttl NX
-// (take), and the renew and release scripts, EVALSHA sha 1 key token [ms].
-func lockCommand(cmd string, a []any) (sut.CommandFact, bool) {
-	keyAt := 1
-	if cmd == "evalsha" || cmd == "eval" {
-		if len(a) < 5 || fmt.Sprint(a[2]) != "1" {
-			return sut.CommandFact{}, false
-		}
-		keyAt = 3
-	} else if cmd != "set" || len(a) < 3 {
+// (take), and the renew and release scripts (KEYS key, ARGV token [ms]).
+func lockCommand(c sut.StoreCommand) (sut.CommandFact, bool) {
+	var op sut.LockOp
+	switch {
+	case c.Name == "set" && len(c.Args) >= 1:
+		op = sut.LockTake
+	case c.IsScript(engine.ScriptLockRenew):
+		op = sut.LockRenew
+	case c.IsScript(engine.ScriptLockRelease):
+		op = sut.LockRelease
+	default:
 		return sut.CommandFact{}, false
 	}
-	key := fmt.Sprint(a[keyAt])
+	key := c.Key(0)
 	id, ok := strings.CutPrefix(key, jobLockPrefix)
 	if !ok || id == "" {
 		return sut.CommandFact{}, false
 	}
-	op := sut.LockTake
-	if keyAt == 3 {
-		// The renewal script's ARGV is token and TTL, the release's the token.
-		op = sut.LockRelease
-		if len(a) > keyAt+2 {
-			op = sut.LockRenew
-		}
-	}
-	return sut.CommandFact{JobID: id, LockKey: key, Token: fmt.Sprint(a[keyAt+1]), LockOp: op}, true
+	return sut.CommandFact{JobID: id, LockKey: key, Token: c.Arg(0), LockOp: op}, true
 }
 
-// Command recognises the engine's scripts from their arguments. The
-// transition script: EVALSHA sha 4 job:<id> k2 k3 k4 <id> <from> <version>
+// Command recognises the engine's writes by their scripts' names. The
+// transition script: KEYS job:<id> and three more, ARGV <id> <from> <version>
 // <to> <now> <token> ... The admission scripts on an idempotency key name it
-// first, then the reservations index: a reservation has ARGV value, key,
-// now; its stale takeover a third key and ARGV old, new, key, now; the
-// cleanup's compare-and-delete ARGV value, key; the sweeper's ARGV key,
-// value (and the run's key third when the value names one).
-func (observer) Command(cmd string, a []any) sut.CommandFact {
-	if f, ok := lockCommand(cmd, a); ok {
+// first; those that create or finish a run name the run, then the org's
+// active runs.
+func (observer) Command(c sut.StoreCommand) sut.CommandFact {
+	if f, ok := lockCommand(c); ok {
 		return f
 	}
-	if cmd == "zrangebyscore" && len(a) > 1 {
+	first := c.Key(0)
+	if c.Name == "zrangebyscore" {
 		// The reconciler's and the replayer's scans of a state's index.
-		if state, ok := strings.CutPrefix(fmt.Sprint(a[1]), jobIndexPrefix); ok {
+		if state, ok := strings.CutPrefix(first, jobIndexPrefix); ok {
 			return sut.CommandFact{Scan: state}
 		}
 	}
-	if cmd != "evalsha" && cmd != "eval" || len(a) < 4 {
-		if len(a) > 1 {
-			if key, ok := a[1].(string); ok && strings.HasPrefix(key, admissionPrefix) {
-				f := sut.CommandFact{Admission: true}
-				if runKey, ok := strings.CutPrefix(key, idempotencyPrefix); ok && (cmd == "set" || cmd == "del") {
-					f.RunKey = runKey
-				}
-				return f
-			}
-		}
+	if strings.HasPrefix(first, admissionPrefix) {
+		return admissionCommand(c)
+	}
+	if !c.IsScript(engine.ScriptTransition) {
 		return sut.CommandFact{}
 	}
-	key := fmt.Sprint(a[3])
-	if strings.HasPrefix(key, admissionPrefix) {
-		f := admissionScript(key, a)
-		// The run creation and completion scripts: KEYS wf:run:<id>,
-		// wf:runs:active:<org>, ...
-		if org, ok := strings.CutPrefix(fmt.Sprint(a[4]), activeRunsPrefix); ok && strings.HasPrefix(key, runPrefix) {
-			f.RunsOf = org
-		}
-		return f
-	}
-	if len(a) < 11 || fmt.Sprint(a[2]) != "4" {
+	id, ok := strings.CutPrefix(first, "job:")
+	if !ok || id == "" || c.Arg(0) != id {
 		return sut.CommandFact{}
 	}
-	id, ok := strings.CutPrefix(key, "job:")
-	if !ok || id == "" || fmt.Sprint(a[7]) != id {
-		return sut.CommandFact{}
-	}
-	f := sut.CommandFact{JobID: id, Transition: true, From: fmt.Sprint(a[8]), To: fmt.Sprint(a[10])}
-	if len(a) > 12 {
-		f.Token = fmt.Sprint(a[12])
-	}
-	return f
+	return sut.CommandFact{JobID: id, Transition: true, From: c.Arg(1), To: c.Arg(3), Token: c.Arg(5)}
 }
 
-// admissionScript tells the admission scripts on an idempotency key apart
-// by their key and argument counts and where the key's name sits in ARGV.
-func admissionScript(first string, a []any) sut.CommandFact {
+// admissionCommand is a command on run admission's state: which idempotency
+// key it may change and how, and whose runs it creates or finishes.
+func admissionCommand(c sut.StoreCommand) sut.CommandFact {
 	f := sut.CommandFact{Admission: true}
-	runKey, ok := strings.CutPrefix(first, idempotencyPrefix)
-	if !ok || len(a) < 5 || fmt.Sprint(a[4]) != reservationsKey {
-		return f
-	}
-	nkeys, err := strconv.Atoi(fmt.Sprint(a[2]))
-	if err != nil || nkeys < 2 || len(a) < 3+nkeys {
-		return f
-	}
-	argv := a[3+nkeys:]
-	arg := func(i int) string { return fmt.Sprint(argv[i]) }
+	runKey, onKey := strings.CutPrefix(c.Key(0), idempotencyPrefix)
 	switch {
-	case nkeys == 2 && len(argv) == 3 && arg(1) == runKey, nkeys == 3 && len(argv) == 4 && arg(2) == runKey:
-		f.Reserve = true
-	case nkeys == 2 && len(argv) == 2 && arg(1) == runKey:
-		f.Release = true
-	case len(argv) == 2 && arg(0) == runKey:
-		f.Sweep = true
-	default:
-		return f
+	case c.Script == "":
+		if onKey && (c.Name == "set" || c.Name == "del") {
+			f.RunKey = runKey
+		}
+	case c.Script == engine.ScriptRunCreate || c.Script == engine.ScriptRunComplete:
+		if org, ok := strings.CutPrefix(c.Key(1), activeRunsPrefix); ok && strings.HasPrefix(c.Key(0), runPrefix) {
+			f.RunsOf = org
+		}
+	case !onKey:
+	case c.Script == engine.ScriptRunKeyReserve || c.Script == engine.ScriptRunKeyTakeOver:
+		f.RunKey, f.Reserve = runKey, true
+	case c.Script == engine.ScriptRunKeyRelease:
+		f.RunKey, f.Release = runKey, true
+	case c.Script == engine.ScriptRunKeySweep:
+		f.RunKey, f.Sweep = runKey, true
 	}
-	f.RunKey = runKey
 	return f
 }
 

@@ -2,7 +2,6 @@ package outbox
 
 import (
 	"encoding/json"
-	"fmt"
 	"strings"
 	"time"
 
@@ -24,19 +23,21 @@ func (observer) JobKey(key string) (string, bool) {
 	return id, ok && id != ""
 }
 
+func (observer) Scripts() map[string]string { return dispatch.ScriptHashes() }
+
 // Touched: the job keys a write names, and for the relay's mark-sent the job
 // its outbox entry belongs to (the script moves it DISPATCHED -> RUNNING).
-func (o observer) Touched(v sut.View, cmd string, args []any) []string {
+func (o observer) Touched(v sut.View, c sut.StoreCommand) []string {
 	var keys []string
-	for _, arg := range args[1:] {
-		if key, ok := arg.(string); ok {
+	for _, list := range [][]string{c.Keys, c.Args} {
+		for _, key := range list {
 			if _, job := o.JobKey(key); job {
 				keys = append(keys, key)
 			}
 		}
 	}
-	if f := o.Command(cmd, args); f.Transition && f.JobID == "" {
-		if id := v.Field(fmt.Sprint(args[3]), "job_id"); id != "" {
+	if c.IsScript(dispatch.ScriptMarkSent) {
+		if id := v.Field(c.Key(0), "job_id"); id != "" {
 			keys = append(keys, jobPrefix+id)
 		}
 	}
@@ -62,23 +63,18 @@ func (observer) Message(subject string, data []byte) sut.MessageFact {
 	return fact
 }
 
-// Command recognises the dispatcher's scripts by their key layout:
-// transition (5 keys: job, events, dlq, dlq entry, pending; ARGV id, from,
-// version, to), dispatch (4 keys: job, events, entry, pending; ARGV id, from:
-// SCHEDULED then DISPATCHED in one write) and mark-sent (2 keys: entry,
+// Command recognises the dispatcher's scripts by name: transition (KEYS
+// job, ...; ARGV id, from, version, to), dispatch (KEYS job, ...; ARGV id,
+// from: SCHEDULED then DISPATCHED in one write) and mark-sent (KEYS entry,
 // pending), which also moves the job DISPATCHED -> RUNNING.
-func (observer) Command(cmd string, a []any) sut.CommandFact {
-	if cmd != "evalsha" && cmd != "eval" || len(a) < 4 {
-		return sut.CommandFact{}
-	}
-	keys, first := fmt.Sprint(a[2]), fmt.Sprint(a[3])
-	id, isJob := strings.CutPrefix(first, jobPrefix)
+func (observer) Command(c sut.StoreCommand) sut.CommandFact {
+	id, isJob := strings.CutPrefix(c.Key(0), jobPrefix)
 	switch {
-	case isJob && keys == "5" && len(a) > 11 && fmt.Sprint(a[8]) == id:
-		return sut.CommandFact{JobID: id, Transition: true, From: fmt.Sprint(a[9]), To: fmt.Sprint(a[11])}
-	case isJob && keys == "4" && len(a) > 9 && fmt.Sprint(a[7]) == id:
-		return sut.CommandFact{JobID: id, Transition: true, From: fmt.Sprint(a[8]), To: string(dispatch.StateDispatched)}
-	case strings.HasPrefix(first, entryPrefix) && keys == "2":
+	case c.IsScript(dispatch.ScriptTransition) && isJob && c.Arg(0) == id:
+		return sut.CommandFact{JobID: id, Transition: true, From: c.Arg(1), To: c.Arg(3)}
+	case c.IsScript(dispatch.ScriptDispatch) && isJob && c.Arg(0) == id:
+		return sut.CommandFact{JobID: id, Transition: true, From: c.Arg(1), To: string(dispatch.StateDispatched)}
+	case c.IsScript(dispatch.ScriptMarkSent):
 		return sut.CommandFact{Transition: true, From: string(dispatch.StateDispatched), To: string(dispatch.StateRunning)}
 	}
 	return sut.CommandFact{}

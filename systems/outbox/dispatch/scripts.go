@@ -191,3 +191,18 @@ const luaEnqueue = `
 enqueue(KEYS[1], KEYS[2], ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5], ARGV[6], ARGV[7])
 return 'ok'
 `
+
+// Script names, by which an observer tells the dispatcher's writes apart.
+const (
+	ScriptTransition = "transition"
+	ScriptDispatch   = "dispatch"
+	ScriptClaim      = "claim"
+	ScriptMarkSent   = "mark-sent"
+	ScriptEnqueue    = "enqueue"
+)
+
+// ScriptHashes maps each script's name to the SHA1 EVALSHA sends for it.
+func ScriptHashes() map[string]string {
+	return map[string]string{ScriptTransition: transitionScript.Hash(), ScriptDispatch: dispatchScript.Hash(),
+		ScriptClaim: claimScript.Hash(), ScriptMarkSent: markSentScript.Hash(), ScriptEnqueue: enqueueScript.Hash()}
+}
