@@ -1,0 +1,112 @@
+package adaptercheck
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/dispatchsim/dispatchsim/sut"
+	"github.com/dispatchsim/dispatchsim/systems/cordum"
+	"github.com/dispatchsim/dispatchsim/systems/outbox"
+)
+
+// The bundled adapters are right: no error, and the report says so in words.
+func TestBundledAdaptersPass(t *testing.T) {
+	for _, sys := range []sut.System{cordum.System{}, outbox.System{}} {
+		rep := Check(sys)
+		require.False(t, rep.Failed(), rep.String())
+		require.Len(t, rep.Worlds, 2*len(worlds))
+	}
+}
+
+// Each mistake an adapter can make is named, with its fix.
+func TestAdapterMistakesAreNamed(t *testing.T) {
+	cases := []struct {
+		name  string
+		sys   sut.System
+		finds string
+	}{
+		{"no result pointer", broken{mistake: dropResultPtr}, "without a result pointer"},
+		{"scripts unnamed", broken{mistake: noScripts}, "not named by Observer.Scripts"},
+		{"spec misses a state", broken{mistake: specWithoutState}, `which the spec does not list`},
+		{"spec forbids a move the store made", broken{mistake: specWithoutEdge}, "Transitions do not allow"},
+		{"lock never named", broken{mistake: noLockFacts}, "never named a lock command"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			rep := Check(c.sys)
+			require.True(t, rep.Failed() || c.name == "scripts unnamed", rep.String())
+			require.True(t, strings.Contains(rep.String(), c.finds), rep.String())
+		})
+	}
+}
+
+type mistake int
+
+const (
+	dropResultPtr mistake = iota
+	noScripts
+	specWithoutState
+	specWithoutEdge
+	noLockFacts
+)
+
+// broken is the engine's adapter with one mistake made on purpose.
+type broken struct {
+	cordum.System
+	mistake mistake
+}
+
+func (b broken) Spec(o sut.Options) sut.Spec {
+	s := b.System.Spec(o)
+	switch b.mistake {
+	case specWithoutState:
+		var states []string
+		for _, st := range s.States {
+			if st != s.Retrying {
+				states = append(states, st)
+			}
+		}
+		s.States = states
+	case specWithoutEdge:
+		tr := map[string][]string{}
+		for from, to := range s.Transitions {
+			if from != s.Dispatched {
+				tr[from] = to
+			}
+		}
+		s.Transitions = tr
+	}
+	return s
+}
+
+func (b broken) Observer() sut.Observer { return brokenObserver{b.System.Observer(), b.mistake} }
+
+type brokenObserver struct {
+	sut.Observer
+	mistake mistake
+}
+
+func (o brokenObserver) Job(v sut.View, key string) sut.JobFact {
+	f := o.Observer.Job(v, key)
+	if o.mistake == dropResultPtr {
+		f.ResultPtr = ""
+	}
+	return f
+}
+
+func (o brokenObserver) Scripts() map[string]string {
+	if o.mistake == noScripts {
+		return nil
+	}
+	return o.Observer.Scripts()
+}
+
+func (o brokenObserver) Command(c sut.StoreCommand) sut.CommandFact {
+	f := o.Observer.Command(c)
+	if o.mistake == noLockFacts {
+		f.LockKey = ""
+	}
+	return f
+}
