@@ -57,11 +57,14 @@ type Kind struct {
 	Defaults KindOptions
 
 	applies func(p *sim.Point) bool
-	// needs says which systems have the kind's fault point at all (nil: all);
-	// a kind a system cannot reach is not declared for it.
-	needs       func(s sut.Spec) bool
+	// needs says which systems have the kind's fault point at all (zero:
+	// all); a kind a system cannot reach is not declared for it.
+	needs       need
 	class       budgetClass
 	swarmChance float64 // chance Swarm turns the kind on (0.5)
+	// perWrite marks a kind drawn at each of a replica's store commands, at a
+	// rate set for as many as Cordum's engine makes (FitRates).
+	perWrite bool
 	// setup kinds: draw the run's entries (record mode) and apply one entry
 	// (record and replay alike).
 	draw  func(in *Injector, w *sim.World, ko KindOptions, rng *rand.Rand) []PlanEntry
@@ -77,12 +80,65 @@ func (k Kind) Applies(p *sim.Point) bool {
 }
 
 // AppliesTo reports whether a system with spec s has the kind's fault point.
-func (k Kind) AppliesTo(s sut.Spec) bool { return k.needs == nil || k.needs(s) }
+func (k Kind) AppliesTo(s sut.Spec) bool { return k.needs.has == nil || k.needs.has(s) }
+
+// Needs names what a system must have for the kind to apply ("" for every
+// system): why AppliesTo says no.
+func (k Kind) Needs() string { return k.needs.what }
+
+// need is a fault point some systems lack: which, read from the spec, and
+// what it is, in words.
+type need struct {
+	has  func(s sut.Spec) bool
+	what string
+}
 
 // Which systems have which fault points, from their specs.
-func hasRollback(s sut.Spec) bool  { return s.Allowed(s.Dispatched, s.Scheduled) }
-func hasJobLock(s sut.Spec) bool   { return s.JobLock }
-func hasAdmission(s sut.Spec) bool { return s.RunAdmission }
+var (
+	needRollback = need{func(s sut.Spec) bool { return s.Allowed(s.Dispatched, s.Scheduled) },
+		"a rollback from DISPATCHED to SCHEDULED"}
+	needJobLock   = need{func(s sut.Spec) bool { return s.JobLock }, "a job lock"}
+	needAdmission = need{func(s sut.Spec) bool { return s.RunAdmission }, "run admission"}
+	needRunning   = need{func(s sut.Spec) bool { return s.Running != "" }, "a RUNNING state"}
+	// A gateway that writes cancels itself leaves no replica cancel write to fail.
+	needReplicaCancels = need{func(s sut.Spec) bool { return s.Cancels == sut.CancelByReplica && s.Cancelled != "" },
+		"cancels written by a replica"}
+)
+
+// PerWrite reports whether the kind is drawn at each of a replica's store
+// commands, so that how often it fires in a run follows how much the system
+// writes.
+func (k Kind) PerWrite() bool { return k.perWrite }
+
+// ReferenceWritesPerJob is the replica writes per job the per-write kinds'
+// rates were set for: Cordum's engine, 303 writes for lock-expiry's 30 jobs.
+const ReferenceWritesPerJob = 10
+
+// FitRates scales the rate of every per-write kind o turns on to a system
+// that writes less than the reference (s.ReplicaWritesPerJob below
+// ReferenceWritesPerJob): probability times reference over the system's
+// writes, at most 1, so the kind has about as many chances to fire in a run
+// as it has against Cordum. A system that writes as much or more, or does not
+// say, keeps o as it is (the same draws, the same runs).
+func FitRates(o Options, s sut.Spec) Options {
+	w := s.ReplicaWritesPerJob
+	if w <= 0 || w >= ReferenceWritesPerJob {
+		return o
+	}
+	for _, k := range Catalog() {
+		ko, on := o.Kinds[k.Name]
+		if !on || !k.perWrite {
+			continue
+		}
+		p := ko.Probability
+		if p == 0 {
+			p = k.Defaults.Probability
+		}
+		ko.Probability = min(1, p*float64(ReferenceWritesPerJob)/float64(w))
+		o = o.Enable(k, ko)
+	}
+	return o
+}
 
 var registry = map[string]Kind{}
 

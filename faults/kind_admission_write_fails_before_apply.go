@@ -13,7 +13,7 @@ var AdmissionWriteFailsBeforeApply = register(Kind{
 	Point:       sim.PointRedis,
 	Effect:      sim.EffectFailBeforeApply,
 	Defaults:    KindOptions{Probability: 0.1},
-	needs:       hasAdmission,
+	needs:       needAdmission,
 	applies: func(p *sim.Point) bool {
 		return p.Group == "gateway" && p.Write && p.Fact.Admission
 	},

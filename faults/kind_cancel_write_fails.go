@@ -13,4 +13,5 @@ var CancelWriteFails = register(Kind{
 	Effect:      sim.EffectFailBeforeApply,
 	Defaults:    KindOptions{Probability: 0.3},
 	applies:     func(p *sim.Point) bool { return isTransition(p, anyState, cancelledState) },
+	needs:       needReplicaCancels,
 })

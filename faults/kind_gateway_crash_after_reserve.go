@@ -13,7 +13,7 @@ var GatewayCrashAfterReserve = register(Kind{
 	Point:       sim.PointRedis,
 	Effect:      sim.EffectCrashAfterApply,
 	Defaults:    KindOptions{Probability: 0.2},
-	needs:       hasAdmission,
+	needs:       needAdmission,
 	applies:     func(p *sim.Point) bool { return p.Group == "gateway" && isReservationWrite(p) },
 })
 

@@ -21,5 +21,5 @@ var LockRenewalFails = register(Kind{
 	applies: func(p *sim.Point) bool {
 		return isReplica(p.Group) && p.Fact.LockOp == sut.LockRenew && strings.Contains(p.Actor, "/timer#")
 	},
-	needs: hasJobLock,
+	needs: needJobLock,
 })

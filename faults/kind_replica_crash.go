@@ -14,4 +14,5 @@ var ReplicaCrash = register(Kind{
 	Defaults:    KindOptions{Probability: 0.001},
 	applies:     func(p *sim.Point) bool { return isReplica(p.Group) },
 	class:       classReplicaCrash,
+	perWrite:    true,
 })

@@ -13,4 +13,5 @@ var ReplicaCrashAfterApply = register(Kind{
 	Defaults:    KindOptions{Probability: 0.001},
 	applies:     func(p *sim.Point) bool { return isReplica(p.Group) && p.Write },
 	class:       classReplicaCrash,
+	perWrite:    true,
 })

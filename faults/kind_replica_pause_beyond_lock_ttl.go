@@ -13,7 +13,7 @@ var ReplicaPauseBeyondLockTTL = register(Kind{
 	Point:       sim.PointRedis,
 	Effect:      sim.EffectPause,
 	Defaults:    KindOptions{Probability: 0.005, DurationMsMin: 61_000, DurationMsMax: 120_000},
-	needs:       hasJobLock,
+	needs:       needJobLock,
 	applies: func(p *sim.Point) bool {
 		t, ok := transitionOf(p)
 		return ok && isReplica(p.Group) && t.Token != ""

@@ -12,6 +12,6 @@ var RollbackWriteFails = register(Kind{
 	Point:       sim.PointRedis,
 	Effect:      sim.EffectFailBeforeApply,
 	Defaults:    KindOptions{Probability: 0.3},
-	needs:       hasRollback,
+	needs:       needRollback,
 	applies:     func(p *sim.Point) bool { return isTransition(p, dispatchedState, scheduledState) },
 })

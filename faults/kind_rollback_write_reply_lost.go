@@ -11,6 +11,6 @@ var RollbackWriteReplyLost = register(Kind{
 	Point:       sim.PointRedis,
 	Effect:      sim.EffectReplyLostAfterApply,
 	Defaults:    KindOptions{Probability: 0.3},
-	needs:       hasRollback,
+	needs:       needRollback,
 	applies:     func(p *sim.Point) bool { return isTransition(p, dispatchedState, scheduledState) },
 })

@@ -13,4 +13,5 @@ var RunningWriteFails = register(Kind{
 	Effect:      sim.EffectFailBeforeApply,
 	Defaults:    KindOptions{Probability: 0.05},
 	applies:     func(p *sim.Point) bool { return isTransition(p, dispatchedState, runningState) },
+	needs:       needRunning,
 })

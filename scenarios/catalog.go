@@ -93,6 +93,7 @@ func All() []Scenario {
 			Faults:  []faults.Kind{faults.AdmissionWriteFailsBeforeApply, faults.StoreReadFails},
 			Options: often(0.05, faults.StoreReadFails),
 			World:   admissionWorld,
+			Needs:   []Feature{FeatureRunAdmission},
 			Seeds:   SeedRange{First: 2500, Count: 8},
 		},
 		{
@@ -102,6 +103,7 @@ func All() []Scenario {
 				"with the same key and must get one run, and the orphaned reservation must not block the key for good",
 			Faults: []faults.Kind{faults.GatewayCrashAfterReserve},
 			World:  admissionWorld,
+			Needs:  []Feature{FeatureRunAdmission},
 			Seeds:  SeedRange{First: 2600, Count: 8},
 		},
 		{
@@ -117,6 +119,7 @@ func All() []Scenario {
 			World: World{Workload: &sim.Workload{Jobs: 8, StatusReads: 4, CancelRate: 0.05, Runs: 20, RunKeys: 6, RunLimit: 1,
 				RunOrgs: 3, RunUnlimitedOrgs: 1, RunWorkflows: 4, RunReuse: 0.25, RunInvalid: 5, RunsWithoutKey: 4,
 				RunForeignKeys: 5}},
+			Needs: []Feature{FeatureRunAdmission},
 			Seeds: SeedRange{First: 2700, Count: 10},
 		},
 		{
@@ -158,6 +161,7 @@ func All() []Scenario {
 			Options:         often(0.3, faults.PublishFailsAfterStored),
 			World:           World{NoBrokerDedup: true, NoWorkerDedup: true},
 			ExpectViolation: "exactly_once_publish",
+			Needs:           []Feature{FeatureExactlyOnce},
 			Seeds:           SeedRange{First: 6100, Count: 8},
 		},
 		{

@@ -70,5 +70,6 @@ var lockRenewals = Scenario{
 		Options:  sut.Options{LockTTL: 1500 * time.Millisecond},
 	},
 	Sometimes: []string{"lock_fenced"},
+	Needs:     []Feature{FeatureJobLock},
 	Seeds:     SeedRange{First: 5600, Count: 8},
 }

@@ -24,6 +24,12 @@ func runSuite(t *testing.T, s Suite) {
 			check += rep.Check
 			seeds += rep.Seeds
 			blind += rep.TimeoutNeverPublished
+			for _, n := range rep.Notes() {
+				t.Log(n)
+			}
+			if rep.NotApplicable != "" {
+				t.Skip(rep.NotApplicable)
+			}
 			if !rep.Passed() {
 				t.Errorf("%s", rep.Describe())
 			}

@@ -49,12 +49,16 @@ type Scenario struct {
 	Seeds SeedRange
 	// System is the system under test (nil: cordum, our engine).
 	System sut.System
+	// Needs are the features the scenario's whole point is about: against a
+	// system lacking one, its cases are not applicable (NotApplicable).
+	Needs []Feature
 }
 
 // DeclaredFaults are the scenario's kinds that its system can reach: a kind
 // aimed at a fault point the system does not have (a rollback write, a job
-// lock, run admission) is not declared for it, so it cannot fail the suite by
-// never firing.
+// lock, run admission, a RUNNING write, a cancel a replica writes) is not
+// declared for it, so it cannot fail the suite by never firing; Case.For lists
+// each with why.
 func (s Scenario) DeclaredFaults() []faults.Kind {
 	spec := s.system().Spec(sut.Options{})
 	var out []faults.Kind
@@ -92,11 +96,14 @@ type World struct {
 
 // world is the seed's world and what the checker holds it to.
 func (s Scenario) world(seed uint64) (World, checker.Spec) {
-	if !s.WorldSwarm {
-		return s.World, s.Spec
+	w, spec := s.World, s.Spec
+	if s.WorldSwarm {
+		w, spec = drawWorld(seed, s.World)
+		spec.AllSucceed = s.Spec.AllSucceed
 	}
-	w, spec := drawWorld(seed, s.World)
-	spec.AllSucceed = s.Spec.AllSucceed
+	if w.NoWorkerDedup && s.keepsConsumer() {
+		w.NoWorkerDedup = false
+	}
 	return w, spec
 }
 
@@ -141,7 +148,7 @@ func (s Scenario) FaultOptions(seed uint64) faults.Options {
 	if s.Options != nil {
 		o = s.Options(o)
 	}
-	return o
+	return faults.FitRates(o, s.system().Spec(sut.Options{}))
 }
 
 // SeedConfig is the world configuration a plain run of the seed uses, with
@@ -187,6 +194,10 @@ type Outcome struct {
 	Plan     faults.Plan
 	Fired    map[string]int
 	Branches map[string]int
+	// Expected are the findings the system's declared promise allows (an
+	// at-least-once system's repeated publish of one message): taken out of
+	// Result, counted in Branches under ExpectedKey, never a failure.
+	Expected []checker.Violation
 	Wall     time.Duration
 	Check    time.Duration
 }
@@ -236,8 +247,15 @@ func (s Scenario) run(seed uint64, inj *faults.Injector, keepTrace bool) *Outcom
 	r := checker.Check(checker.Input{History: res.History, Final: res.Final, DLQ: res.DLQ, Admission: res.Admission, Metrics: w.Metrics(),
 		GatewayMetrics: w.GatewayMetrics(), Spec: spec, System: w.Spec(), RunErr: res.Err, Bus: &bus, Workers: workerFacts(w.Config().WorkerSpecs, s.system().Worker()),
 		Heartbeats: seen})
-	return &Outcome{System: s.system().Name(), Scenario: s.Name, Seed: seed, Checksum: res.Checksum, Steps: res.Steps, Result: r, Run: res,
+	o := &Outcome{System: s.system().Name(), Scenario: s.Name, Seed: seed, Checksum: res.Checksum, Steps: res.Steps, Result: r, Run: res,
 		World: w, Plan: inj.Plan(), Fired: inj.Fired(), Branches: branches(w, res), Wall: wall, Check: r.Figures.CheckDuration}
+	if s.promiseAllows(w.Config().Workers.NoDedup) {
+		o.Expected = allowedByPromise(res.History, r)
+		for _, v := range o.Expected {
+			o.Branches[ExpectedKey(v.Checker)]++
+		}
+	}
+	return o
 }
 
 // workerFacts are the world's workers for the placement check. A worker's

@@ -19,6 +19,16 @@ type Case struct {
 	// or dlq_<reason code>) some seed of the case must reach: declared
 	// expectations, so a branch never reached fails the case as a false green.
 	Sometimes []string
+	// NotApplicable says why the case cannot apply to its system (Case.For):
+	// it runs no seed and is neither a pass nor a fail, but is listed.
+	NotApplicable string
+	// Dropped lists, each with why, the declared fault kinds and
+	// sometimes-expectations its system cannot reach (Case.For).
+	Dropped []string
+	// Partial marks seeds chosen by hand from a range (one seed, --count):
+	// declared kinds that never fired and sometimes-expectations never
+	// reached hold over the range, so on a part of it they are advisory.
+	Partial bool
 }
 
 // swarmSometimes are the branches a swarm over hundreds of seeds must reach.
@@ -163,14 +173,39 @@ type CaseReport struct {
 	// NeverFired lists declared kinds that fired on no seed: a false green.
 	NeverFired []string
 	// ExpectedFound is set for a scenario with ExpectViolation when a seed found it.
-	ExpectedFound         bool
+	ExpectedFound bool
+	// NotApplicable is the case's reason for not applying: no seed ran, and
+	// the case is neither a pass nor a fail.
+	NotApplicable string
+	// Dropped are the kinds and expectations the system cannot reach (Case.Dropped).
+	Dropped []string
+	// Advisory are what NeverFired would say of a partial case: shown, not
+	// judged.
+	Advisory []string
+	// Expected counts, per checker, the findings the system's declared
+	// promise allows: shown, never a failure.
+	Expected              map[string]int
 	Wall, Check           time.Duration
 	LinUnknown            int
 	TimeoutNeverPublished int
 }
 
-// Passed reports whether the case holds.
-func (r *CaseReport) Passed() bool { return len(r.Failed) == 0 && len(r.NeverFired) == 0 }
+// Passed reports whether the case holds; a case that does not apply never
+// passes (nor fails).
+func (r *CaseReport) Passed() bool {
+	return r.NotApplicable == "" && len(r.Failed) == 0 && len(r.NeverFired) == 0
+}
+
+// Verdict is "pass", "fail" or "not applicable".
+func (r *CaseReport) Verdict() string {
+	switch {
+	case r.NotApplicable != "":
+		return "not applicable"
+	case r.Passed():
+		return "pass"
+	}
+	return "fail"
+}
 
 // SometimesNeverReached is how a case lists a declared branch no seed reached.
 func SometimesNeverReached(branch string) string { return "sometimes " + branch + " never reached" }
@@ -178,7 +213,12 @@ func SometimesNeverReached(branch string) string { return "sometimes " + branch 
 // RunCase runs every seed of a case and judges it.
 func RunCase(c Case, each func(*Outcome)) *CaseReport {
 	sc := c.Scenario
-	rep := &CaseReport{Scenario: sc.Name, Seeds: len(c.Seeds), Fired: map[string]int{}, Branches: map[string]int{}}
+	rep := &CaseReport{Scenario: sc.Name, Seeds: len(c.Seeds), Fired: map[string]int{}, Branches: map[string]int{},
+		Expected: map[string]int{}, Dropped: c.Dropped, NotApplicable: c.NotApplicable}
+	if c.NotApplicable != "" {
+		rep.Seeds = 0
+		return rep
+	}
 	var offenders []*Outcome
 	for _, seed := range c.Seeds {
 		o := sc.Run(seed)
@@ -190,6 +230,9 @@ func RunCase(c Case, each func(*Outcome)) *CaseReport {
 		}
 		for k, n := range o.Branches {
 			rep.Branches[k] += n
+		}
+		for _, v := range o.Expected {
+			rep.Expected[v.Checker]++
 		}
 		rep.Wall += o.Wall
 		rep.Check += o.Check
@@ -222,6 +265,10 @@ func RunCase(c Case, each func(*Outcome)) *CaseReport {
 			rep.NeverFired = append(rep.NeverFired, SometimesNeverReached(b))
 		}
 	}
+	if c.Partial && c.Finding == "" {
+		// What holds over a range says nothing of a part of it.
+		rep.Advisory, rep.NeverFired = rep.NeverFired, nil
+	}
 	return rep
 }
 
@@ -236,6 +283,27 @@ func (r *CaseReport) Describe() string {
 		fmt.Fprintf(&b, "%s: declared %s never fired over %d seeds\n", r.Scenario, k, r.Seeds)
 	}
 	return b.String()
+}
+
+// Notes are the lines a case's report shows besides its failures: why it
+// does not apply, what its system cannot reach, the findings its promise
+// allows, and what a partial run only advises.
+func (r *CaseReport) Notes() []string {
+	var out []string
+	if r.NotApplicable != "" {
+		out = append(out, fmt.Sprintf("%s: not applicable: %s", r.Scenario, r.NotApplicable))
+	}
+	for _, d := range r.Dropped {
+		out = append(out, fmt.Sprintf("%s: not declared for this system: %s", r.Scenario, d))
+	}
+	if len(r.Expected) > 0 {
+		out = append(out, fmt.Sprintf("%s: expected findings (the system's delivery promise allows them): %s", r.Scenario,
+			FormatCounts(r.Expected)))
+	}
+	for _, a := range r.Advisory {
+		out = append(out, fmt.Sprintf("%s: advisory (a part of the case's seeds): %s", r.Scenario, a))
+	}
+	return out
 }
 
 func indent(s string) string {

@@ -34,5 +34,6 @@ var tenants = Scenario{
 	Options:   often(0.02, faults.StoreReadFails, faults.StoreReplyLostAfterApply),
 	World:     tenantsWorld,
 	Sometimes: []string{"dlq_invalid_request", "dlq_tenant_limit"},
+	Needs:     []Feature{FeatureTenantCaps},
 	Seeds:     SeedRange{First: 3400, Count: 10},
 }

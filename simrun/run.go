@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -15,6 +16,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/dispatchsim/dispatchsim/reports"
+	"github.com/dispatchsim/dispatchsim/scenarios"
+	"github.com/dispatchsim/dispatchsim/sut"
 )
 
 // runFlags are the flags of simrun run.
@@ -89,6 +92,11 @@ func runSuite(cmd *cobra.Command, f runFlags) error {
 	sel, err := selectCases(f.suite, f.scenario, f.seeds)
 	if err != nil {
 		return usageErrorf("%v", err)
+	}
+	sel, fit := fitSelection(sel, sys) // suites that fit the system: see the end of this file
+	if len(sel.Cases) == 0 {
+		return usageErrorf("%s: not applicable to system %s: %s", fit.notApplicable[0].Scenario.Name, sys.Name(),
+			fit.notApplicable[0].NotApplicable)
 	}
 	sh, err := parseShard(f.shard)
 	if err != nil {
@@ -175,7 +183,7 @@ func runSuite(cmd *cobra.Command, f runFlags) error {
 			return err
 		}
 	} else {
-		printSummary(stdout, sum, rs.failures(), f.out, wall)
+		printSummary(stdout, sum, rs.failures(), f.out, wall, fit)
 	}
 	for _, err := range rs.errs {
 		fmt.Fprintln(stderr, "simrun: "+oneLine(err.Error()))
@@ -443,7 +451,7 @@ func writeOutputs(out string, sum *reports.Summary, junit string) error {
 
 // printSummary ends a run: the failures told in full (options first, replay
 // line last), the failure groups, one line per case, and the totals.
-func printSummary(w io.Writer, sum *reports.Summary, failures []string, out string, wall time.Duration) {
+func printSummary(w io.Writer, sum *reports.Summary, failures []string, out string, wall time.Duration, fit fitted) {
 	for _, f := range failures {
 		fmt.Fprintln(w, f)
 	}
@@ -475,6 +483,7 @@ func printSummary(w io.Writer, sum *reports.Summary, failures []string, out stri
 		}
 		fmt.Fprintln(w, line)
 	}
+	fit.print(w, sum)
 	rate := float64(len(sum.Seeds)) / max(wall.Seconds(), 1e-9)
 	tail := ""
 	if sum.NotRun > 0 {
@@ -514,4 +523,90 @@ func newWorkerCmd() *cobra.Command {
 	}
 	cmd.Flags().StringVar(&out, "out", "simrun-out", "artifact directory")
 	return cmd
+}
+
+// ---- Suites that fit the system (scenarios.Case.For) ----
+//
+// The cases are fitted to the system before anything runs: a case that
+// cannot apply leaves the run and is listed with its reason (neither a pass
+// nor a fail, and none of its seeds is planned, so none is missing); a case
+// whose seeds the flags chose keeps its sometimes-expectations as advice,
+// as its declared kinds already were (selection.specs). Expected findings
+// travel with each seed's branches (scenarios.ExpectedKey).
+
+// fitted is what fitting did to a run's cases, for the summary.
+type fitted struct {
+	notApplicable []scenarios.Case
+	cases         []scenarios.Case // the cases that run, fitted, in order
+	advisory      map[int][]string // case index -> its sometimes-expectations, only advised
+}
+
+// fitSelection fits each case of sel to sys.
+func fitSelection(sel selection, sys sut.System) (selection, fitted) {
+	out := selection{Name: sel.Name}
+	fit := fitted{advisory: map[int][]string{}}
+	for i, c := range sel.Cases {
+		c = c.For(sys)
+		if c.NotApplicable != "" {
+			fit.notApplicable = append(fit.notApplicable, c)
+			continue
+		}
+		if sel.Custom[i] {
+			c.Partial = true
+			if len(c.Sometimes) > 0 {
+				fit.advisory[len(out.Cases)] = c.Sometimes
+				c.Sometimes = nil
+			}
+		}
+		out.Cases = append(out.Cases, c)
+		out.Custom = append(out.Custom, sel.Custom[i])
+	}
+	fit.cases = out.Cases
+	return out, fit
+}
+
+// print lists the cases that do not apply, each case's expected findings,
+// kinds and expectations its system cannot reach, and what a partial run
+// only advises.
+func (fit fitted) print(w io.Writer, sum *reports.Summary) {
+	for _, c := range fit.notApplicable {
+		fmt.Fprintf(w, "n/a  %-44s not applicable: %s\n", caseLabel(c), c.NotApplicable)
+	}
+	for i, c := range fit.cases {
+		expected, reached := map[string]int{}, map[string]bool{}
+		for _, r := range sum.Seeds {
+			if r.Scenario != c.Scenario.Name || r.Finding != c.Finding || !slices.Contains(c.Seeds, r.Seed) {
+				continue
+			}
+			for k, n := range r.Branches {
+				if name, ok := strings.CutPrefix(k, scenarios.ExpectedKey("")); ok && n > 0 {
+					expected[name] += n
+				}
+				reached[k] = reached[k] || n > 0
+			}
+		}
+		if len(expected) > 0 {
+			fmt.Fprintf(w, "     %-44s expected findings (allowed by the %s promise, not failures): %s\n", caseLabel(c),
+				c.Scenario.System.Spec(sut.Options{}).Delivery, scenarios.FormatCounts(expected))
+		}
+		if len(c.Dropped) > 0 {
+			fmt.Fprintf(w, "     %-44s not declared for %s: %s\n", caseLabel(c), c.Scenario.System.Name(),
+				strings.Join(c.Dropped, "; "))
+		}
+		for _, b := range fit.advisory[i] {
+			what := "not reached"
+			if reached[b] {
+				what = "reached"
+			}
+			fmt.Fprintf(w, "     %-44s advisory: sometimes %s %s on these seeds (judged only over the case's whole range)\n",
+				caseLabel(c), b, what)
+		}
+	}
+}
+
+func caseLabel(c scenarios.Case) string {
+	if c.Finding != "" {
+		return "regression/" + c.Finding
+	}
+	return c.Scenario.Name
 }

@@ -125,6 +125,88 @@ type Spec struct {
 	// Sweeps are the background passes that list stale jobs and work on
 	// them (a reconciler, a replayer). None: not checked.
 	Sweeps []Sweep
+	// Cancels says who writes a client's cancel into the store: a replica
+	// handling the cancel message the client published (CancelByReplica, the
+	// zero value), or the gateway directly (CancelByGateway), in which case no
+	// replica ever writes a cancel and no fault can aim at one.
+	Cancels CancelWriter
+	// Delivery is what the system promises about the dispatches a job's
+	// generation gets: ExactlyOnce (the zero value), or
+	// AtLeastOnceIdempotentConsumer, under which the broker may store a
+	// generation's message more than once and the system's own store-backed
+	// consumer (its worker protocol's sut.IdempotentConsumer) makes each
+	// dispatch run at most once.
+	Delivery Delivery
+	// DLQReasons are the DLQ reason codes the system may file besides those
+	// the fields above name (no_workers, pool_overloaded, ...): with them,
+	// the spec names every code it files, so a suite asks some seed to reach
+	// dlq_<code> only of a system that has the code.
+	DLQReasons []string
+	// ReplicaWritesPerJob is about how many store writes the replicas make
+	// per job over a run without faults, background passes included (0:
+	// unknown, taken to be as many as Cordum's engine makes, which the fault
+	// catalog's per-write rates were set for). A fault kind drawn per write
+	// fires that much more often for a system that writes less, so it still
+	// fires over a suite's seeds.
+	ReplicaWritesPerJob int
+}
+
+// CancelWriter says who writes a client's cancel (Spec.Cancels).
+type CancelWriter string
+
+// Who writes cancels.
+const (
+	// CancelByReplica: a replica's handler writes the cancel it was sent.
+	CancelByReplica CancelWriter = ""
+	// CancelByGateway: the gateway writes the cancel itself.
+	CancelByGateway CancelWriter = "gateway"
+)
+
+// Delivery is a system's delivery promise (Spec.Delivery).
+type Delivery string
+
+// The delivery promises.
+const (
+	// ExactlyOnce: each dispatch generation is stored by the broker once and
+	// run once.
+	ExactlyOnce Delivery = ""
+	// AtLeastOnceIdempotentConsumer: a generation's message may be stored
+	// more than once (a relay re-publishes what it is not sure went out);
+	// the system's store-backed consumer runs each dispatch at most once.
+	AtLeastOnceIdempotentConsumer Delivery = "at-least-once, idempotent consumer"
+)
+
+// String names the promise.
+func (d Delivery) String() string {
+	if d == ExactlyOnce {
+		return "exactly once"
+	}
+	return string(d)
+}
+
+// HasTenantCaps reports whether the system can cap tenants' active jobs: it
+// names the states a cap counts (TenantActive). Whether a world caps any
+// tenant is TenantMaxActive's.
+func (s Spec) HasTenantCaps() bool { return len(s.TenantActive) > 0 }
+
+// HasReason reports whether the system may file DLQ reason code.
+func (s Spec) HasReason(code string) bool {
+	if code == "" {
+		return false
+	}
+	named := []string{s.ReasonTopicMissing, s.ReasonRequiresUnsatisfied, s.RetryCapReason, s.ReasonWorkerFailed,
+		s.ReasonDispatchTimeout, s.ReasonRunningTimeout, s.ReasonInvalidRequest}
+	if s.HasTenantCaps() {
+		named = append(named, s.ReasonTenantLimit)
+	}
+	for _, list := range [][]string{named, s.GraceReasons, s.DLQReasons} {
+		for _, c := range list {
+			if c == code {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // Sweep is a background pass that lists the jobs of States untouched for

@@ -57,7 +57,16 @@ func (System) Spec(o sut.Options) sut.Spec {
 			{Actor: replayerActor, States: []string{string(engine.StatePending), string(engine.StateScheduled),
 				string(engine.StateRetrying)}, After: engine.DefaultReplayAfter},
 		},
-		RunAdmission: true,
+		// A replica's cancel handler writes the cancel; each generation is
+		// stored once and run once.
+		Cancels:  sut.CancelByReplica,
+		Delivery: sut.ExactlyOnce,
+		DLQReasons: []string{string(engine.ReasonNoWorkers), string(engine.ReasonPoolOverloaded),
+			string(engine.ReasonPublishFailed), string(engine.ReasonStoreError), string(engine.ReasonUnknownResult)},
+		// Measured: 303 replica writes for lock-expiry's 30 jobs (seed 5000):
+		// the reference the catalog's per-write rates were set for.
+		ReplicaWritesPerJob: 10,
+		RunAdmission:        true,
 		// The gateway runs on the engine's defaults (AdmissionConfig's
 		// MaxRequestBytes, 1 MiB) and its key limit.
 		RunRequests:           sut.RunRequestLimits{MaxBodyBytes: defaultMaxRunRequestBytes, MaxKeyBytes: engine.MaxIdempotencyKeyBytes},

@@ -10,7 +10,11 @@ import (
 // DISPATCHED, which passed through SCHEDULED and counts an attempt); no
 // DISPATCHED -> SCHEDULED rollback; dispatches published by a relay after the
 // commit; no rollback or fail-closed counters; no run admission; no tenant
-// caps. Like engine/, it fails a request without a topic as invalid.
+// caps. Like engine/, it fails a request without a topic as invalid, and a
+// replica writes a client's cancel. Its delivery promise is at least once:
+// the relay re-publishes an entry it is not sure went out, under the same
+// message id, and the worker's store-backed consumer runs each dispatch id
+// once.
 func (System) Spec(o sut.Options) sut.Spec {
 	st := func(s dispatch.JobState) string { return string(s) }
 	s := sut.Spec{
@@ -30,6 +34,14 @@ func (System) Spec(o sut.Options) sut.Spec {
 		PublishFromRelay:     true,
 		// dispatch.Consumer keeps the ids it ran in the store.
 		WorkersDedupDurably: true,
+		Cancels:             sut.CancelByReplica,
+		Delivery:            sut.AtLeastOnceIdempotentConsumer,
+		DLQReasons: []string{string(dispatch.ReasonNoWorkers), string(dispatch.ReasonPoolOverloaded),
+			string(dispatch.ReasonJobFailed), string(dispatch.ReasonUnknownResult), string(dispatch.ReasonDispatchTimeout),
+			string(dispatch.ReasonRunningTimeout)},
+		// Measured: about 1,975 replica writes for lock-expiry's 30 jobs
+		// (seeds 5000-5002), most of them the relay's claims and marks.
+		ReplicaWritesPerJob: 65,
 		Metrics: sut.Metrics{Branches: map[string]string{
 			"outbox_relay_publish_failed_total":   "relay_publish_failed",
 			"outbox_relay_republished_total":      "relay_republished",
