@@ -46,6 +46,7 @@ type SeedReport struct {
 // seedView is everything the template shows. Its fields are plain strings and
 // numbers: html/template escapes each where it lands.
 type seedView struct {
+	System                      string // "" when the caller did not say
 	Scenario, Verdict, Checksum string
 	Seed, Steps                 uint64
 	EngineVersion, Note         string
@@ -83,7 +84,7 @@ func NewSeedReport(o Run, expect string, meta Meta) *SeedReport {
 		h = o.History
 	}
 	fx := newFaultIndex(h, o.Plan)
-	v := seedView{Scenario: o.Scenario, Seed: o.Seed, Steps: o.Steps, Checksum: fmt.Sprintf("%016x", o.Checksum),
+	v := seedView{System: o.System, Scenario: o.Scenario, Seed: o.Seed, Steps: o.Steps, Checksum: fmt.Sprintf("%016x", o.Checksum),
 		Verdict: seedVerdict(o.Result, expect), EngineVersion: meta.EngineVersion, Options: meta.Options, Note: meta.Note,
 		Replay: meta.Replay, Shrink: meta.Shrink}
 	if v.Replay == "" {
@@ -116,17 +117,19 @@ func NewSeedReport(o Run, expect string, meta Meta) *SeedReport {
 		plan, minimal = *meta.Plan, true
 	}
 	v.Plan = planTable(plan, minimal, v.Violations)
-	v.Timeline = buildTimeline(o.Result, h, fx)
+	v.Timeline = buildTimeline(o.Result, h, fx, stateRoles{o.Spec})
 	v.Lin = buildLin(o.Result, h, fx)
 
+	// The trace opens at the first finding that has a step (findings in
+	// reading order: a whole-run counter mismatch has none).
 	trace := o.Trace
 	var step uint64
 	hits := map[uint64]bool{}
-	for i, vi := range o.Result.Violations {
-		if i == 0 {
-			step = vi.Step
-		}
+	for _, vi := range readingOrder(o.Result.Violations) {
 		if vi.Step > 0 {
+			if step == 0 {
+				step = vi.Step
+			}
 			hits[vi.Step] = true
 		}
 	}
