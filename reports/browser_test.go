@@ -232,7 +232,9 @@ func TestEveryViolationLinkResolvesInBrowser(t *testing.T) {
 			}
 		}
 		require.Contains(t, links, "to-trace", "card %d links to its trace excerpt", i+1)
-		require.Contains(t, links, "to-lane", "card %d links to its swimlane", i+1)
+		if !strings.HasPrefix(card[:strings.Index(card, ">")], "l-invariants acct") { // a whole-run count has no job to draw
+			require.Contains(t, links, "to-lane", "card %d links to its swimlane", i+1)
+		}
 		for class, id := range links {
 			require.True(t, ids[id], "card %d's %s link #%s resolves to an element", i+1, class, id)
 		}
