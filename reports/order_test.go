@@ -166,3 +166,28 @@ func TestMergeKeepsTheSystem(t *testing.T) {
 	_, err = Merge([]*Summary{part("1/2", 1, "outbox"), part("2/2", 2, "cordum")})
 	require.ErrorContains(t, err, `ran system "cordum"`)
 }
+
+// A seed whose only findings are counter mismatches has no step to open the
+// trace at: it opens at the first fault (what they count began there), not
+// at the heartbeats that end every run; the cards link nowhere in the trace.
+func TestSeedReportOfCounterMismatchesOpensAtTheFirstFault(t *testing.T) {
+	o := failingRun(t)
+	require.NotEmpty(t, o.Run.History.Faults)
+	res := *o.Result
+	res.Violations = []checker.Violation{metricsMismatch("metrics"), metricsMismatch("metrics")}
+	cp := *o
+	cp.Result = &res
+	r := NewSeedReport(runOf(&cp), "", Meta{})
+	require.True(t, r.view.Trace.AtFault)
+	require.False(t, r.view.Trace.AtEnd)
+	require.Equal(t, o.Run.History.Faults[0].Step, r.view.Trace.Step)
+	require.Empty(t, r.view.Trace.Excerpts)
+	for _, v := range r.view.Violations {
+		require.True(t, v.Accounting)
+		require.Empty(t, v.TraceID)
+		require.Empty(t, v.LaneID)
+	}
+	html := renderSeed(t, r)
+	require.Contains(t, html, "the first fault (no finding names a step)")
+	require.NotContains(t, html, `class="to-trace"`)
+}

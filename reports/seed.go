@@ -133,26 +133,41 @@ func NewSeedReport(o Run, expect string, meta Meta) *SeedReport {
 			hits[vi.Step] = true
 		}
 	}
+	// No finding names a step (counter mismatches only): what they count
+	// began with the faults, so the trace opens at the first one.
+	atFault := false
+	if step == 0 && len(h.Faults) > 0 && h.Faults[0].Step > 0 {
+		step, atFault = h.Faults[0].Step, true
+	}
 	v.Trace = buildTrace(trace, step, hits)
+	v.Trace.AtFault = atFault
 	linkViolations(&v, trace, h, fx, hits)
 	return &SeedReport{view: v}
 }
 
 // linkViolations gives each violation card its trace excerpt and its job's
-// swimlane.
+// swimlane. A counter mismatch over the whole run has neither: no line of
+// the trace is its.
 func linkViolations(v *seedView, trace []byte, h *history.History, fx *faultIndex, hits map[uint64]bool) {
-	wants := make([]excerptWant, len(v.Violations))
+	var wants []excerptWant
+	var of []int // the card each want is for
 	for i, vv := range v.Violations {
+		if vv.Accounting {
+			continue
+		}
 		w := excerptWant{Job: vv.Job, Checker: vv.Checker, Step: vv.Step}
 		for _, fi := range fx.of(vv.Job) {
 			w.FaultSteps = append(w.FaultSteps, h.Faults[fi].Step)
 		}
-		wants[i] = w
+		wants = append(wants, w)
+		of = append(of, i)
 	}
 	var ids []string
 	v.Trace.Excerpts, ids, v.Trace.ExcerptsCut = buildExcerpts(trace, wants, hits)
+	for k, i := range of {
+		v.Violations[i].TraceID = ids[k]
+	}
 	for i := range v.Violations {
-		v.Violations[i].TraceID = ids[i]
 		v.Violations[i].LaneID = v.Timeline.Anchors[v.Violations[i].Job]
 	}
 }
