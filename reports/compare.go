@@ -356,8 +356,23 @@ func (c Comparison) rows() []compareRow {
 		out = append(out, row("violations: "+k, "How many times this checker fired, over all seeds.",
 			func(s SystemFacts) string { return fmt.Sprint(s.Violations[k]) }))
 	}
+	declares := func(n func(s SystemFacts) int) bool {
+		for _, s := range c.Systems {
+			if n(s) > 0 {
+				return true
+			}
+		}
+		return false
+	}
 	for i := range out {
-		out[i].Judged = true
+		switch out[i].Label {
+		case "fault kinds fired": // judged only where a case declares kinds
+			out[i].Judged = declares(func(s SystemFacts) int { return s.KindsDeclared })
+		case "sometimes-branches reached":
+			out[i].Judged = declares(func(s SystemFacts) int { return s.SometimesDeclared })
+		default:
+			out[i].Judged = true
+		}
 	}
 	return append(out,
 		row("duplicate executions", "Executions of a job's dispatch generation beyond its first, by any worker.",
