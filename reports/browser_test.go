@@ -231,8 +231,10 @@ func TestEveryViolationLinkResolvesInBrowser(t *testing.T) {
 				links[m[1]] = m[2]
 			}
 		}
-		require.Contains(t, links, "to-trace", "card %d links to its trace excerpt", i+1)
-		require.Contains(t, links, "to-lane", "card %d links to its swimlane", i+1)
+		if !strings.Contains(card[:strings.Index(card, ">")], " acct") { // a whole-run count has no line or lane of its own
+			require.Contains(t, links, "to-trace", "card %d links to its trace excerpt", i+1)
+			require.Contains(t, links, "to-lane", "card %d links to its swimlane", i+1)
+		}
 		for class, id := range links {
 			require.True(t, ids[id], "card %d's %s link #%s resolves to an element", i+1, class, id)
 		}

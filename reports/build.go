@@ -159,8 +159,10 @@ func (s *Summary) StoppedBy(reason string, accept bool) {
 	s.judge()
 }
 
-// failureGroups groups failing seeds by scenario and first checker, largest
-// group first; each keeps its first seed's replay line.
+// failureGroups groups failing seeds by scenario and the checker of their
+// first finding in reading order (a job-level one before any counter
+// mismatch: FirstChecker), largest group first; each keeps its first seed's
+// replay line.
 func failureGroups(seeds []SeedResult) []FailureGroup {
 	var groups []FailureGroup
 	at := map[[2]string]int{}
@@ -168,10 +170,7 @@ func failureGroups(seeds []SeedResult) []FailureGroup {
 		if !failing(r.Verdict) {
 			continue
 		}
-		checker := "linearizability " + r.Linearizability
-		if len(r.Violations) > 0 {
-			checker = r.Violations[0].Checker
-		}
+		checker := FirstChecker(r)
 		k := [2]string{r.Scenario, checker}
 		i, ok := at[k]
 		if !ok {
@@ -275,8 +274,8 @@ func (e *MissingShardsError) Error() string {
 		strings.Join(parts, ", "), e.Count)
 }
 
-// Merge joins shard summaries into one: same format version, suite, seed list
-// and commit, each shard at most once, no seed twice. Coverage and verdicts
+// Merge joins shard summaries into one: same format version, suite, system,
+// seed list and commit, each shard at most once, no seed twice. Coverage and verdicts
 // are judged again over the union, so a kind that fired in one shard only
 // counts. When shards are missing, Merge returns the merged (incomplete)
 // summary together with a *MissingShardsError.
@@ -300,6 +299,9 @@ func Merge(parts []*Summary) (*Summary, error) {
 		}
 		if p.Suite != first.Suite {
 			return nil, fmt.Errorf("merge summaries: part %d is suite %q, part 1 is suite %q", i+1, p.Suite, first.Suite)
+		}
+		if p.System != first.System {
+			return nil, fmt.Errorf("merge summaries: part %d ran system %q, part 1 ran system %q", i+1, p.System, first.System)
 		}
 		if p.SeedList != first.SeedList {
 			return nil, fmt.Errorf("merge summaries: part %d ran seed list %s, part 1 ran %s: not shards of one run",
@@ -339,6 +341,7 @@ func Merge(parts []*Summary) (*Summary, error) {
 		specs[i] = c.CaseSpec
 	}
 	m := Build(first.Tool, first.Suite, "", specs, seeds, wall)
+	m.System = first.System
 	m.Provenance = first.Provenance
 	var missing []int
 	for i := 1; i <= first.ShardCount; i++ {

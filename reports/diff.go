@@ -61,6 +61,7 @@ type Diff struct {
 type DiffSide struct {
 	Dir     string `json:"dir"`
 	Tool    string `json:"tool"`
+	System  string `json:"system,omitempty"` // the system under test, as its summary names it
 	Verdict string `json:"verdict"`
 	Seeds   int    `json:"seeds"`
 }
@@ -101,8 +102,8 @@ func CompareSummaries(base, next *Summary, baseDir, newDir string) (*Diff, error
 			base.Suite, next.Suite)
 	}
 	d := &Diff{Version: DiffVersion, Suite: next.Suite, Counts: map[string]int{},
-		Base: DiffSide{Dir: baseDir, Tool: base.Tool, Verdict: base.Verdict, Seeds: len(base.Seeds)},
-		New:  DiffSide{Dir: newDir, Tool: next.Tool, Verdict: next.Verdict, Seeds: len(next.Seeds)}}
+		Base: DiffSide{Dir: baseDir, Tool: base.Tool, System: base.System, Verdict: base.Verdict, Seeds: len(base.Seeds)},
+		New:  DiffSide{Dir: newDir, Tool: next.Tool, System: next.System, Verdict: next.Verdict, Seeds: len(next.Seeds)}}
 	for _, c := range DiffClasses {
 		d.Counts[c] = 0
 	}

@@ -3,6 +3,7 @@ package reports
 import (
 	"bytes"
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -141,8 +142,10 @@ func TestDiffRefusesBadPairs(t *testing.T) {
 func TestDiffOutputs(t *testing.T) {
 	base, next := diffPair()
 	next.Seeds[0].Scenario = "a|<b>" // a hostile name stays text in every output; a 1 is now removed
+	base.System, next.System = "outbox", "outbox"
 	d, err := CompareSummaries(base, next, "main-out", "pr-out")
 	require.NoError(t, err)
+	require.Equal(t, "outbox", d.New.System)
 
 	var text bytes.Buffer
 	require.NoError(t, d.WriteText(&text))
@@ -161,6 +164,7 @@ func TestDiffOutputs(t *testing.T) {
 	require.NoError(t, d.WriteHTML(&page))
 	html := page.String()
 	require.Contains(t, html, `<span class="big" id="headline">2 newly failing</span>`)
+	require.Equal(t, 2, strings.Count(html, "system <b>outbox</b>"), "each side names its system")
 	require.Contains(t, html, `<section id="newly_failing"`)
 	require.Contains(t, html, `<section id="removed"`)
 	require.Contains(t, html, "passing in both, with another checksum")

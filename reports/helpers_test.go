@@ -110,6 +110,8 @@ func runOf(o *scenarios.Outcome) Run {
 	}
 	if o.World != nil {
 		r.Trace = o.World.Trace().Bytes()
+		spec := o.World.Spec()
+		r.Spec = &spec
 	}
 	return r
 }

@@ -62,7 +62,7 @@ type seedRow struct {
 const maxIndexViolations = 5
 
 func newSeedRow(r SeedResult) seedRow {
-	row := seedRow{SeedResult: r, Href: reportHref(r), Shown: r.Violations}
+	row := seedRow{SeedResult: r, Href: reportHref(r), Shown: ReadingOrder(r.Violations)}
 	if len(row.Shown) > maxIndexViolations {
 		row.More = len(row.Shown) - maxIndexViolations
 		row.Shown = row.Shown[:maxIndexViolations]

@@ -125,8 +125,7 @@ func SeedTestName(r SeedResult) string {
 
 func seedCase(class string, r SeedResult) junitCase {
 	msg := fmt.Sprintf("%s: linearizability %s", r.Verdict, r.Linearizability)
-	if len(r.Violations) > 0 {
-		v := r.Violations[0]
+	if v, ok := FirstFinding(r.Violations); ok {
 		msg = fmt.Sprintf("%s/%s: %s", v.Layer, v.Checker, v.Message)
 	}
 	return junitCase{Name: SeedTestName(r), Classname: class, Time: seconds(r.WallSeconds),
@@ -137,7 +136,7 @@ func seedFailureBody(r SeedResult) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s seed %d: %s (linearizability %s, checksum %s)\n", r.Scenario, r.Seed, r.Verdict,
 		r.Linearizability, r.Checksum)
-	for _, v := range r.Violations {
+	for _, v := range ReadingOrder(r.Violations) {
 		job := v.Job
 		if job == "" {
 			job = "-"

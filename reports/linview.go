@@ -73,13 +73,16 @@ func buildLin(res *checker.Result, h *history.History, fx *faultIndex) linSectio
 	}
 	context := len(pick) == 0
 	if context {
-		named := map[string]bool{}
-		for _, v := range res.Violations {
-			named[v.Job] = true
-		}
+		// The jobs the violations name, the first finding's first.
+		at := map[string][]int{}
 		for i, p := range res.Partitions {
-			if named[p.Key] {
-				pick = append(pick, i)
+			at[p.Key] = append(at[p.Key], i)
+		}
+		picked := map[string]bool{}
+		for _, v := range readingOrder(res.Violations) {
+			if !picked[v.Job] {
+				picked[v.Job] = true
+				pick = append(pick, at[v.Job]...)
 			}
 		}
 	}

@@ -93,6 +93,7 @@ type MutantsSummary struct {
 	Date       string         `json:"date"`
 	Command    string         `json:"command"`
 	Suite      string         `json:"suite"`
+	System     string         `json:"system,omitempty"` // the system whose engine the mutants change, which the suite ran against
 	Jobs       int            `json:"jobs"`
 	Offsets    []uint64       `json:"offsets"`
 	Mutants    []MutantResult `json:"mutants"`

@@ -27,7 +27,7 @@ func TestMutantKillFiguresAndScore(t *testing.T) {
 	survived.Summarize()
 	require.Equal(t, MutantSurvived, survived.Status)
 
-	s := &MutantsSummary{Suite: "release", Mutants: []MutantResult{killed, survived,
+	s := &MutantsSummary{Suite: "release", System: "cordum", Mutants: []MutantResult{killed, survived,
 		{Name: "c", Kind: "tool", Status: MutantNotReached}, {Name: "d", Kind: "tool", Status: MutantEquivalent},
 		{Name: "e", Kind: "catalog", Status: MutantEquivalent}}}
 	s.Tally()
@@ -38,6 +38,7 @@ func TestMutantKillFiguresAndScore(t *testing.T) {
 	require.NoError(t, WriteMutantsHTML(&page, s))
 	html := page.String()
 	require.Contains(t, html, "score 50.0%")
+	require.Contains(t, html, `id="system">system cordum</span>`, "the header names the system the suite ran against")
 	require.Contains(t, html, `class="survived"`)
 	require.False(t, strings.Contains(html, "<script src="), "the page is self-contained")
 }

@@ -136,9 +136,12 @@ func TestWriteIndex(t *testing.T) {
 	s := Build("simrun dev", "release", "", cases, []SeedResult{seed("b", 1, VerdictPass), bad, seed("b", 3, VerdictPass),
 		seed("c<i>", 7, VerdictPass)}, 12)
 	s.Coverage.Branches = map[string]int{"publish_rollback": 4}
+	s.System = "outbox"
 	var buf bytes.Buffer
 	require.NoError(t, WriteIndex(&buf, s))
 	html := buf.String()
+	require.Contains(t, html, `id="system">system outbox</span>`, "the header names the system")
+	require.Contains(t, html, "<title>release on outbox")
 	require.Contains(t, html, `href="failures/b-2/report.html"`)
 	require.Contains(t, html, "never fired: K9")
 	require.Contains(t, html, "publish_rollback")

@@ -5,13 +5,18 @@ import (
 
 	"github.com/dispatchsim/dispatchsim/checker"
 	"github.com/dispatchsim/dispatchsim/history"
+	"github.com/dispatchsim/dispatchsim/sut"
 )
 
 // Run is one seed's run as reports read it: plain data the caller hands
 // over, so reports never depend on how runs are made.
 type Run struct {
 	// System names the system under test ("" is the default, cordum).
-	System   string
+	System string
+	// Spec is the system's spec as the run held it to its promises: the
+	// pages colour and name states by their roles in it (nil: every state
+	// is drawn as "other", under its own name).
+	Spec     *sut.Spec
 	Scenario string
 	Seed     uint64
 	Checksum uint64

@@ -46,6 +46,7 @@ type SeedReport struct {
 // seedView is everything the template shows. Its fields are plain strings and
 // numbers: html/template escapes each where it lands.
 type seedView struct {
+	System                      string // "" when the caller did not say
 	Scenario, Verdict, Checksum string
 	Seed, Steps                 uint64
 	EngineVersion, Note         string
@@ -83,7 +84,7 @@ func NewSeedReport(o Run, expect string, meta Meta) *SeedReport {
 		h = o.History
 	}
 	fx := newFaultIndex(h, o.Plan)
-	v := seedView{Scenario: o.Scenario, Seed: o.Seed, Steps: o.Steps, Checksum: fmt.Sprintf("%016x", o.Checksum),
+	v := seedView{System: o.System, Scenario: o.Scenario, Seed: o.Seed, Steps: o.Steps, Checksum: fmt.Sprintf("%016x", o.Checksum),
 		Verdict: seedVerdict(o.Result, expect), EngineVersion: meta.EngineVersion, Options: meta.Options, Note: meta.Note,
 		Replay: meta.Replay, Shrink: meta.Shrink}
 	if v.Replay == "" {
@@ -116,40 +117,57 @@ func NewSeedReport(o Run, expect string, meta Meta) *SeedReport {
 		plan, minimal = *meta.Plan, true
 	}
 	v.Plan = planTable(plan, minimal, v.Violations)
-	v.Timeline = buildTimeline(o.Result, h, fx)
+	v.Timeline = buildTimeline(o.Result, h, fx, stateRoles{o.Spec})
 	v.Lin = buildLin(o.Result, h, fx)
 
+	// The trace opens at the first finding that has a step (findings in
+	// reading order: a whole-run counter mismatch has none).
 	trace := o.Trace
 	var step uint64
 	hits := map[uint64]bool{}
-	for i, vi := range o.Result.Violations {
-		if i == 0 {
-			step = vi.Step
-		}
+	for _, vi := range readingOrder(o.Result.Violations) {
 		if vi.Step > 0 {
+			if step == 0 {
+				step = vi.Step
+			}
 			hits[vi.Step] = true
 		}
 	}
+	// No finding names a step (counter mismatches only): what they count
+	// began with the faults, so the trace opens at the first one.
+	atFault := false
+	if step == 0 && len(h.Faults) > 0 && h.Faults[0].Step > 0 {
+		step, atFault = h.Faults[0].Step, true
+	}
 	v.Trace = buildTrace(trace, step, hits)
+	v.Trace.AtFault = atFault
 	linkViolations(&v, trace, h, fx, hits)
 	return &SeedReport{view: v}
 }
 
 // linkViolations gives each violation card its trace excerpt and its job's
-// swimlane.
+// swimlane. A counter mismatch over the whole run has neither: no line of
+// the trace is its.
 func linkViolations(v *seedView, trace []byte, h *history.History, fx *faultIndex, hits map[uint64]bool) {
-	wants := make([]excerptWant, len(v.Violations))
+	var wants []excerptWant
+	var of []int // the card each want is for
 	for i, vv := range v.Violations {
+		if vv.Accounting {
+			continue
+		}
 		w := excerptWant{Job: vv.Job, Checker: vv.Checker, Step: vv.Step}
 		for _, fi := range fx.of(vv.Job) {
 			w.FaultSteps = append(w.FaultSteps, h.Faults[fi].Step)
 		}
-		wants[i] = w
+		wants = append(wants, w)
+		of = append(of, i)
 	}
 	var ids []string
 	v.Trace.Excerpts, ids, v.Trace.ExcerptsCut = buildExcerpts(trace, wants, hits)
+	for k, i := range of {
+		v.Violations[i].TraceID = ids[k]
+	}
 	for i := range v.Violations {
-		v.Violations[i].TraceID = ids[i]
 		v.Violations[i].LaneID = v.Timeline.Anchors[v.Violations[i].Job]
 	}
 }

@@ -89,10 +89,11 @@ func (p Provenance) String() string {
 }
 
 // FailureGroup is the failing seeds that share a scenario and the checker of
-// their first violation: one broken engine fails many seeds the same way.
+// their first finding (FirstChecker: job-level findings before counter
+// mismatches): one broken engine fails many seeds the same way.
 type FailureGroup struct {
 	Scenario  string `json:"scenario"`
-	Checker   string `json:"checker"` // first violation's checker, or "linearizability"
+	Checker   string `json:"checker"` // first finding's checker, or "linearizability <outcome>"
 	Verdict   string `json:"verdict"` // the worst verdict in the group
 	Count     int    `json:"count"`
 	FirstSeed uint64 `json:"first_seed"`
@@ -138,14 +139,16 @@ type CaseResult struct {
 
 // SeedResult is one seed's run.
 type SeedResult struct {
-	System                string         `json:"system,omitempty"`
-	Scenario              string         `json:"scenario"`
-	Finding               string         `json:"finding,omitempty"`
-	Seed                  uint64         `json:"seed"`
-	Checksum              string         `json:"checksum"` // 16 lowercase hex digits
-	Steps                 uint64         `json:"steps"`
-	Verdict               string         `json:"verdict"` // pass | safety | liveness | inconclusive | expected
-	Linearizability       string         `json:"linearizability"`
+	System          string `json:"system,omitempty"`
+	Scenario        string `json:"scenario"`
+	Finding         string `json:"finding,omitempty"`
+	Seed            uint64 `json:"seed"`
+	Checksum        string `json:"checksum"` // 16 lowercase hex digits
+	Steps           uint64 `json:"steps"`
+	Verdict         string `json:"verdict"` // pass | safety | liveness | inconclusive | expected
+	Linearizability string `json:"linearizability"`
+	// Violations are in reading order (ReadingOrder): job-level findings
+	// first, earliest step first, counter and metric mismatches after.
 	Violations            []Violation    `json:"violations,omitempty"`
 	Fired                 map[string]int `json:"fired,omitempty"`
 	Branches              map[string]int `json:"branches,omitempty"`
@@ -196,7 +199,7 @@ func SeedResultOf(o Run, expect string) SeedResult {
 		Replay:          o.Replay,
 	}
 	r.TimeoutNeverPublished = o.Result.Figures.TimeoutNeverPublished
-	for _, v := range o.Result.Violations {
+	for _, v := range readingOrder(o.Result.Violations) {
 		r.Violations = append(r.Violations, Violation{Layer: string(v.Layer), Checker: v.Checker, Job: v.Job,
 			Step: v.Step, TimeSeconds: v.Time.Seconds(), Message: v.Message, FaultSteps: v.FaultSteps})
 	}

@@ -36,6 +36,9 @@ type timelineView struct {
 	// Anchors are the element ids of each violating job's zoomed chart, or
 	// of its lane in the overview when it has no zoomed chart.
 	Anchors map[string]string
+	// Legend is the roles of the system's states, each with its colour and
+	// the states' own names.
+	Legend []legendRow
 }
 
 // chart is one SVG: an axis and lanes.
@@ -58,6 +61,7 @@ type laneView struct {
 	Job, Label string
 	Y, Mid, H  float64
 	SegY, SegH float64
+	LabelY     float64 // baseline of the state names under the bars
 	R          float64 // publish mark radius
 	Violating  bool
 	Segs       []stateSeg
@@ -71,10 +75,14 @@ type note struct {
 	Text, Class string
 }
 
-// stateSeg is the job's stored state between two commits.
+// stateSeg is the job's stored state between two commits. Label is the
+// state's name, drawn under the bar of a zoomed lane where it fits ("" when
+// not).
 type stateSeg struct {
 	X, W         float64
 	Class, Title string
+	Label        string
+	LabelX       float64
 }
 
 // mark is one event on a lane; Shape picks the glyph in the template.
@@ -159,8 +167,8 @@ func (a axis) ticks(n int, clock stepClock) []axisTick {
 	return out
 }
 
-func buildTimeline(res *checker.Result, h *history.History, fx *faultIndex) timelineView {
-	tv := timelineView{Anchors: map[string]string{}}
+func buildTimeline(res *checker.Result, h *history.History, fx *faultIndex, roles stateRoles) timelineView {
+	tv := timelineView{Anchors: map[string]string{}, Legend: roles.legend(h)}
 	events := map[string]*laneEvents{}
 	var jobs []string
 	lane := func(id string) *laneEvents {
@@ -188,9 +196,9 @@ func buildTimeline(res *checker.Result, h *history.History, fx *faultIndex) time
 	}
 	tv.Jobs = len(jobs)
 
-	// Violating jobs first, in the order the checker reported them.
+	// Violating jobs first, in the order a person reads the findings.
 	var hot []string
-	for _, v := range res.Violations {
+	for _, v := range readingOrder(res.Violations) {
 		if v.Job == "" {
 			continue
 		}
@@ -242,7 +250,7 @@ func buildTimeline(res *checker.Result, h *history.History, fx *faultIndex) time
 		ax := newAxis(lo, hi, 16)
 		c := chart{ID: fmt.Sprintf("lane-%d", n+1), Width: tlWidth, Ticks: ax.ticks(5, clock)}
 		tv.Anchors[id] = c.ID
-		lv, dropped := drawLane(id, events[id], h, fx, tlAxis, 44+focusNotes, ax, true)
+		lv, dropped := drawLane(id, events[id], h, fx, roles, tlAxis, 44+focusNotes, ax, true)
 		budget -= len(lv.Marks)
 		if dropped > 0 {
 			tv.Cut = append(tv.Cut, fmt.Sprintf("Job %s: %d late events beyond %d are not drawn", id, dropped, maxLaneMarks))
@@ -272,7 +280,7 @@ func buildTimeline(res *checker.Result, h *history.History, fx *faultIndex) time
 	ax := newAxis(lo, hi, 40)
 	ov := chart{Width: tlWidth, Ticks: ax.ticks(6, clock)}
 	seen := map[uint64]bool{}
-	for _, v := range res.Violations {
+	for _, v := range readingOrder(res.Violations) {
 		if v.Step > 0 && !seen[v.Step] {
 			seen[v.Step] = true
 			ov.Hits = append(ov.Hits, axisTick{X: ax.x(v.Step), Label: fmt.Sprintf("%s at step %d", v.Checker, v.Step)})
@@ -280,7 +288,7 @@ func buildTimeline(res *checker.Result, h *history.History, fx *faultIndex) time
 	}
 	dropped := 0
 	for n, id := range order {
-		lv, d := drawLane(id, events[id], h, fx, tlAxis+float64(n)*24, 24, ax, false)
+		lv, d := drawLane(id, events[id], h, fx, roles, tlAxis+float64(n)*24, 24, ax, false)
 		if len(lv.Marks) > budget {
 			tv.Cut = append(tv.Cut, fmt.Sprintf("%d more lanes are not drawn (over %d marks)", len(order)-n, maxAllMarks))
 			break

@@ -8,7 +8,7 @@ import (
 )
 
 // drawLane lays out one job's lane at y, laneH tall; big is a zoomed chart.
-func drawLane(id string, e *laneEvents, h *history.History, fx *faultIndex, y, laneH float64, ax axis, big bool) (laneView, int) {
+func drawLane(id string, e *laneEvents, h *history.History, fx *faultIndex, roles stateRoles, y, laneH float64, ax axis, big bool) (laneView, int) {
 	scale := 1.0
 	if big {
 		scale = 1.35
@@ -21,13 +21,20 @@ func drawLane(id string, e *laneEvents, h *history.History, fx *faultIndex, y, l
 		Violating: len(e.hits) > 0}
 	lv.SegH = 10 * scale
 	lv.SegY = lv.Mid - lv.SegH/2
+	lv.LabelY = lv.SegY + lv.SegH + 10
 	for i, s := range e.states {
 		end := ax.hi
 		if i+1 < len(e.states) {
 			end = e.states[i+1].Step
 		}
-		lv.Segs = append(lv.Segs, stateSeg{X: ax.x(s.Step), W: max(ax.x(end)-ax.x(s.Step), 1.5), Class: stateClass(string(s.To)),
-			Title: fmt.Sprintf("%s from step %d (t=%s), committed by %s", s.To, s.Step, fmtDur(s.Time), s.Actor)})
+		role := roles.of(s.To)
+		seg := stateSeg{X: ax.x(s.Step), W: max(ax.x(end)-ax.x(s.Step), 1.5), Class: role.Class,
+			Title: fmt.Sprintf("%s (%s) from step %d (t=%s), committed by %s", s.To, role.Word, s.Step, fmtDur(s.Time), s.Actor)}
+		// A zoomed lane names each state under its bar where the name fits.
+		if big && seg.W >= segLabelWidth(s.To)+6 {
+			seg.Label, seg.LabelX = s.To, seg.X+2
+		}
+		lv.Segs = append(lv.Segs, seg)
 	}
 	var marks []mark
 	for _, s := range e.states {
@@ -66,6 +73,10 @@ func drawLane(id string, e *laneEvents, h *history.History, fx *faultIndex, y, l
 	}
 	return lv, dropped
 }
+
+// segLabelWidth is the width of a state's name inside a bar, in user units
+// (9.5px text).
+func segLabelWidth(state string) float64 { return 6.0 * float64(len([]rune(state))) }
 
 // laneNotes labels a zoomed lane's dispatches, executions and violations in
 // three rows under it, skipping a label that would overlap in every row.

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"sort"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/dispatchsim/dispatchsim/history"
@@ -54,16 +53,6 @@ func fmtShort(d time.Duration) string {
 		return fmt.Sprintf("%.1fs", d.Seconds())
 	}
 	return fmt.Sprintf("%dm%02ds", int(d.Minutes()), int(d.Seconds())%60)
-}
-
-// stateClass maps a stored state to a CSS class; anything unknown gets one
-// neutral class so a strange value cannot reach the class list.
-func stateClass(s string) string {
-	switch s {
-	case "PENDING", "SCHEDULED", "DISPATCHED", "RUNNING", "RETRYING", "SUCCEEDED", "FAILED", "CANCELLED", "TIMEOUT", "DENIED":
-		return "st-" + strings.ToLower(s)
-	}
-	return "st-other"
 }
 
 func pubClass(p history.PublishRecord) string {

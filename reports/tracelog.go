@@ -25,15 +25,18 @@ const (
 // traceView is the trace log around the first violation, and a short excerpt
 // around each violation.
 type traceView struct {
-	Kept     bool
-	Step     uint64
-	Lines    []traceLine
-	From     int // 1-based line numbers shown
-	To       int
-	Total    int
-	Note     string
-	Cut      int // lines cut to traceLineRune
-	AtEnd    bool
+	Kept  bool
+	Step  uint64
+	Lines []traceLine
+	From  int // 1-based line numbers shown
+	To    int
+	Total int
+	Note  string
+	Cut   int // lines cut to traceLineRune
+	AtEnd bool
+	// AtFault: no finding names a step, and the excerpt is around the
+	// first fault instead (Step).
+	AtFault  bool
 	Anchor   string // id of the first highlighted line
 	Excerpts []traceExcerpt
 	// ExcerptsCut counts violations past maxExcerpts, which have none.

@@ -23,6 +23,10 @@ type violationView struct {
 	// TraceID and LaneID are the ids of its trace excerpt and of its job's
 	// swimlane ("" when the report has none).
 	TraceID, LaneID string
+	// Accounting is a finding about the whole run (a counter or metric
+	// mismatch: no job, no step); FirstAccounting marks the first of them,
+	// where the report says so.
+	Accounting, FirstAccounting bool
 }
 
 // faultRef is a fired fault named by a violation.
@@ -38,9 +42,12 @@ const maxViolationFaults = 5
 
 func violationViews(res *checker.Result, h *history.History, fx *faultIndex) []violationView {
 	out := make([]violationView, 0, len(res.Violations))
-	for _, v := range res.Violations {
+	accounting := false
+	for _, v := range readingOrder(res.Violations) {
 		vv := violationView{Layer: string(v.Layer), Checker: v.Checker, Job: v.Job, Step: v.Step,
-			Time: fmtDur(v.Time), Message: v.Message}
+			Time: fmtDur(v.Time), Message: v.Message, Accounting: accountingFinding(v.Job, v.Step)}
+		vv.FirstAccounting = vv.Accounting && !accounting
+		accounting = accounting || vv.Accounting
 		// The faults that were about this job, up to the violation; the
 		// checker's own list when none were (it then names the nearest ones).
 		var idx []int

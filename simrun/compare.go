@@ -17,12 +17,14 @@ import (
 )
 
 func newCompareCmd() *cobra.Command {
-	var systemList, suite, out string
+	var systemList, suite, scenario, out string
+	var seeds seedFlags
 	var jobs int
 	cmd := &cobra.Command{
-		Use:   "compare",
-		Short: "Run the same seeds against several systems and write a side-by-side table (compare.html, compare.json)",
-		Args:  cobra.NoArgs,
+		Use: "compare",
+		Short: "Run the same seeds against several systems and write a side-by-side table (compare.html, compare.json); " +
+			"exit with the worst system's verdict code: 0 pass, 1 safety, 3 liveness, 4 inconclusive",
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			var syss []sut.System
 			for _, name := range strings.Split(systemList, ",") {
@@ -32,7 +34,10 @@ func newCompareCmd() *cobra.Command {
 				}
 				syss = append(syss, sys)
 			}
-			sel, err := selectCases(suite, "", seedFlags{})
+			if cmd.Flags().Changed("count") && seeds.count == 0 {
+				return usageErrorf("--count 0: want at least 1")
+			}
+			sel, err := selectCases(suite, scenario, seeds)
 			if err != nil {
 				return usageErrorf("%v", err)
 			}
@@ -47,7 +52,11 @@ func newCompareCmd() *cobra.Command {
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&systemList, "systems", "cordum,outbox", "comma-separated systems to compare")
-	fl.StringVar(&suite, "suite", "release", "suite whose seeds every system runs")
+	fl.StringVar(&suite, "suite", "", "suite whose seeds every system runs (default release)")
+	fl.StringVar(&scenario, "scenario", "", "compare on one scenario's seeds instead of a suite")
+	fl.StringVar(&seeds.seed, "seed", "", "run this seed (decimal, 0x-hex or a 40-hex commit id)")
+	fl.StringVar(&seeds.seeds, "seeds", "", "run seeds A..B, both included")
+	fl.IntVar(&seeds.count, "count", 0, "run N seeds: from --seed, or from the start of each range")
 	fl.StringVar(&out, "out", "simrun-compare", "directory for compare.html and compare.json")
 	fl.IntVarP(&jobs, "jobs", "j", runtime.NumCPU(),
 		"seeds run in parallel, one worker process each; the systems still run one after the other")
@@ -56,14 +65,14 @@ func newCompareCmd() *cobra.Command {
 
 // compare runs every seed of sel against each system in turn, the seeds of a
 // system on jobs workers (as simrun run does), so each system's seeds/s is its
-// own. Each seed comes back as its facts, summed in seed order: the table is
-// the same for any jobs but for seeds/s.
+// own. Each seed comes back as its facts and its result, summed in seed
+// order: the table is the same for any jobs but for seeds/s. Each system is
+// judged as simrun run judges it, and the command exits with the worst
+// system's verdict code.
 func compare(stdout, stderr io.Writer, sel selection, syss []sut.System, out string, jobs int) error {
-	var tasks []task
-	for _, c := range sel.Cases {
-		for _, seed := range c.Seeds {
-			tasks = append(tasks, task{Index: len(tasks), Scenario: c.Scenario.Name, Seed: seed, Compare: true})
-		}
+	tasks := sel.tasks(shard{I: 1, N: 1})
+	for i := range tasks {
+		tasks[i].Index, tasks[i].Compare = i, true
 	}
 	workers, err := startWorkers(min(jobs, len(tasks)), out)
 	if err != nil {
@@ -78,6 +87,7 @@ func compare(stdout, stderr io.Writer, sel selection, syss []sut.System, out str
 			tasks[i].System = sys.Name()
 		}
 		facts := make([]reports.SeedFacts, len(tasks))
+		results := make([]reports.SeedResult, len(tasks))
 		ran := 0
 		var errs []error
 		start := time.Now() // determinism-ok: seeds/s is a reported figure
@@ -90,6 +100,7 @@ func compare(stdout, stderr io.Writer, sel selection, syss []sut.System, out str
 				return
 			}
 			facts[o.task.Index] = *o.run.Compare
+			results[o.task.Index] = o.run.Result
 			ran++
 		})
 		wall := time.Since(start) // determinism-ok: figure
@@ -100,7 +111,11 @@ func compare(stdout, stderr io.Writer, sel selection, syss []sut.System, out str
 			return fmt.Errorf("%s: %d of %d seeds ran (interrupted): no table written", sys.Name(), ran, len(tasks))
 		}
 		fmt.Fprintf(stderr, "simrun: %s: %d seeds in %s\n", sys.Name(), ran, wall.Round(time.Millisecond))
-		cols = append(cols, reports.SumSeeds(sys.Name(), facts, wall))
+		col := reports.SumSeeds(sys.Name(), facts, wall)
+		sum := reports.Build("simrun "+version, sel.Name, "", sel.specs(sys), results, wall.Seconds())
+		sum.System = sys.Name()
+		col.Judge(sum)
+		cols = append(cols, col)
 	}
 	seeds := len(tasks)
 	c := reports.NewComparison(sel.Name, seeds, cols)
@@ -111,5 +126,5 @@ func compare(stdout, stderr io.Writer, sel selection, syss []sut.System, out str
 		}
 	}
 	fmt.Fprintf(stdout, "wrote %s and %s\n", filepath.Join(out, "compare.html"), filepath.Join(out, "compare.json"))
-	return nil
+	return exitWith(c.ExitCode())
 }

@@ -48,7 +48,9 @@ func execute(t task, out string) (seedRun, error) {
 		o := sc.Run(t.Seed)
 		f := reports.CompareSeed(sys.Spec(sut.Options{}), reports.Run{System: sys.Name(), Scenario: sc.Name, Seed: t.Seed,
 			Result: o.Result, History: o.Run.History})
-		return seedRun{Compare: &f}, nil
+		res := reports.SeedResultOf(reportRun(o), t.Expect) // the seed's verdict and coverage, as run judges them
+		res.Finding = t.Finding
+		return seedRun{Result: res, Compare: &f}, nil
 	}
 	if !t.Artifacts {
 		o := sc.Run(t.Seed)

@@ -103,11 +103,12 @@ func TestCompareInParallelMatchesSequential(t *testing.T) {
 	for _, j := range []string{"1", "2"} {
 		out := filepath.Join(t.TempDir(), "cmp")
 		r := simrun(t, simrunBin, "compare", "--suite", "regression", "--systems", "cordum,outbox", "-j", j, "--out", out)
-		require.Equal(t, 0, r.code, r.stderr)
 		b, err := os.ReadFile(filepath.Join(out, "compare.json"))
-		require.NoError(t, err)
+		require.NoError(t, err, r.stderr)
 		var table map[string]any
 		require.NoError(t, json.Unmarshal(b, &table))
+		worst := reports.Summary{Verdict: table["verdict"].(string)}
+		require.Equal(t, worst.ExitCode(), r.code, "the worst system's verdict: %s", r.stderr)
 		systems := table["systems"].([]any)
 		require.Len(t, systems, 2)
 		for _, s := range systems {
@@ -118,6 +119,40 @@ func TestCompareInParallelMatchesSequential(t *testing.T) {
 		tables[j] = table
 	}
 	require.Equal(t, tables["1"], tables["2"])
+}
+
+// compare judges each system as run judges it, on the same seeds: each
+// system's verdict and exit code in compare.json are run's, and compare exits
+// with the worst of them.
+func TestCompareExitsWithTheWorstVerdict(t *testing.T) {
+	seeds := []string{"--scenario", "dispatch-rollback", "--seeds", "1000..1001"}
+	out := filepath.Join(t.TempDir(), "cmp")
+	r := simrun(t, simrunBin, append([]string{"compare", "--systems", "cordum,outbox", "-j", "1", "--out", out}, seeds...)...)
+	b, err := os.ReadFile(filepath.Join(out, "compare.json"))
+	require.NoError(t, err, r.stderr)
+	var table reports.Comparison
+	require.NoError(t, json.Unmarshal(b, &table))
+	require.Len(t, table.Systems, 2)
+	// Codes from harmless to worst: pass, incomplete, inconclusive, liveness, safety.
+	rank := map[int]int{exitPass: 0, reports.ExitIncomplete: 1, exitInconclusive: 2, exitLiveness: 3, exitSafety: 4}
+	worst := exitPass
+	for _, col := range table.Systems {
+		ran := simrun(t, simrunBin, append([]string{"run", "--system", col.System, "-j", "1", "--out", filepath.Join(t.TempDir(), "run")}, seeds...)...)
+		require.Equal(t, ran.code, col.ExitCode, "%s: compare's verdict %s is run's\n%s", col.System, col.Verdict, ran.stdout)
+		if rank[col.ExitCode] > rank[worst] {
+			worst = col.ExitCode
+		}
+	}
+	require.Equal(t, worst, r.code, r.stdout+r.stderr)
+	require.Equal(t, worst, table.ExitCode())
+	require.Contains(t, r.stdout, "cordum vs outbox: suite scenario:dispatch-rollback, 2 seeds per system")
+	page, err := os.ReadFile(filepath.Join(out, "compare.html"))
+	require.NoError(t, err)
+	require.Contains(t, string(page), "<h1>cordum vs outbox</h1>")
+	if table.Systems[0].Verdict != table.Systems[1].Verdict {
+		require.Contains(t, r.stdout, "The verdicts differ")
+		require.Contains(t, string(page), `id="differ"`)
+	}
 }
 
 func TestBadInputsAreOneLineAndExit2(t *testing.T) {

@@ -171,7 +171,7 @@ func mutantsCmd(cmd *cobra.Command, f mutantsFlags) error {
 
 	sum := &reports.MutantsSummary{Tool: "simrun " + version, Provenance: provenance(),
 		Date:    time.Now().UTC().Format(time.RFC3339), // determinism-ok: a report's date
-		Command: "simrun " + strings.Join(os.Args[1:], " "), Suite: suite.Name, Jobs: f.jobs, Offsets: offsets,
+		Command: "simrun " + strings.Join(os.Args[1:], " "), Suite: suite.Name, System: defaultSystem(), Jobs: f.jobs, Offsets: offsets,
 		WallSeconds: time.Since(start).Seconds()} // determinism-ok: figure
 	for _, j := range jobs {
 		sum.Mutants = append(sum.Mutants, j.result)

@@ -22,6 +22,8 @@ func reportRun(o *scenarios.Outcome) reports.Run {
 	}
 	if o.World != nil {
 		r.Trace = o.World.Trace().Bytes()
+		spec := o.World.Spec()
+		r.Spec = &spec
 	}
 	return r
 }

@@ -273,8 +273,8 @@ func runSeeds(intr *interrupts, workers []worker, tasks []task, f runFlags, prog
 
 func oneLineFailure(r reports.SeedResult) string {
 	what := "linearizability " + r.Linearizability
-	if len(r.Violations) > 0 {
-		what = r.Violations[0].Checker + ": " + r.Violations[0].Message
+	if v, ok := reports.FirstFinding(r.Violations); ok {
+		what = v.Checker + ": " + v.Message
 	}
 	return fmt.Sprintf("FAIL %s seed %d (%s) %s", r.Scenario, r.Seed, r.Verdict, what)
 }
@@ -357,12 +357,9 @@ func (rs *seedRuns) artifactPicks(max int) []int {
 	return picks
 }
 
-func firstChecker(r reports.SeedResult) string {
-	if len(r.Violations) > 0 {
-		return r.Violations[0].Checker
-	}
-	return "linearizability " + r.Linearizability
-}
+// firstChecker names a failing seed's group: its first job-level finding's
+// checker before any counter mismatch (reports.FirstChecker).
+func firstChecker(r reports.SeedResult) string { return reports.FirstChecker(r) }
 
 // results are the seeds that ran, in run order. A failing seed without
 // artifacts replays from summary.json's checksum under the same --out.
