@@ -8,7 +8,7 @@ import (
 	"github.com/dispatchsim/dispatchsim/sut"
 )
 
-// What a kind needs is read from the spec: a RUNNING state, cancels a
+// What a kind needs is read from the spec: a running state, cancels a
 // replica writes, a job lock, a rollback, run admission.
 func TestKindsNeedWhatTheySpecAimsAt(t *testing.T) {
 	full := sut.Spec{Scheduled: "S", Dispatched: "D", Running: "R", Cancelled: "C", JobLock: true, RunAdmission: true,
@@ -28,7 +28,7 @@ func TestKindsNeedWhatTheySpecAimsAt(t *testing.T) {
 		"ReplicaPauseBeyondLockTTL", "RollbackWriteFails", "RollbackWriteReplyLost", "AdmissionWriteFailsBeforeApply",
 		"GatewayCrashAfterReserve"}, dropped)
 	require.Equal(t, "cancels written by a replica", CancelWriteFails.Needs())
-	require.Equal(t, "a RUNNING state", RunningWriteFails.Needs())
+	require.Equal(t, "a running state (the spec's Running role)", RunningWriteFails.Needs())
 }
 
 // A per-write kind's rate follows the system's writes: scaled up for one

@@ -96,10 +96,10 @@ type need struct {
 // Which systems have which fault points, from their specs.
 var (
 	needRollback = need{func(s sut.Spec) bool { return s.Allowed(s.Dispatched, s.Scheduled) },
-		"a rollback from DISPATCHED to SCHEDULED"}
+		"a rollback from the dispatched state to the scheduled one"}
 	needJobLock   = need{func(s sut.Spec) bool { return s.JobLock }, "a job lock"}
 	needAdmission = need{func(s sut.Spec) bool { return s.RunAdmission }, "run admission"}
-	needRunning   = need{func(s sut.Spec) bool { return s.Running != "" }, "a RUNNING state"}
+	needRunning   = need{func(s sut.Spec) bool { return s.Running != "" }, "a running state (the spec's Running role)"}
 	// A gateway that writes cancels itself leaves no replica cancel write to fail.
 	needReplicaCancels = need{func(s sut.Spec) bool { return s.Cancels == sut.CancelByReplica && s.Cancelled != "" },
 		"cancels written by a replica"}

@@ -342,6 +342,7 @@ func Merge(parts []*Summary) (*Summary, error) {
 	}
 	m := Build(first.Tool, first.Suite, "", specs, seeds, wall)
 	m.System = first.System
+	m.NotApplicable = first.NotApplicable
 	m.Provenance = first.Provenance
 	var missing []int
 	for i := 1; i <= first.ShardCount; i++ {

@@ -101,6 +101,11 @@ func WriteJUnit(w io.Writer, s *Summary) error {
 		}
 		js.Cases = append(js.Cases, jc)
 	}
+	for _, na := range s.NotApplicable {
+		js.Cases = append(js.Cases, junitCase{Name: na.Case, Classname: class, Time: seconds(0),
+			Skipped: &junitSkipped{Message: "not applicable: " + na.Reason}})
+		js.Skipped++
+	}
 	js.Tests = len(js.Cases)
 	if _, err := io.WriteString(w, xml.Header); err != nil {
 		return err

@@ -153,3 +153,25 @@ func TestWriteIndex(t *testing.T) {
 	slow := html[strings.Index(html, `id="slowest"`):]
 	require.Less(t, strings.Index(slow, ">2</a>"), strings.Index(slow, ">3<"), "the slowest seed first")
 }
+
+// A case that cannot apply to the system is a skipped test with its reason,
+// and the index lists it, never as a pass.
+func TestNotApplicableCasesAreListed(t *testing.T) {
+	cases := []CaseSpec{{Scenario: "b", Seeds: []uint64{1}}}
+	s := Build("simrun dev", "release", "", cases, []SeedResult{seed("b", 1, VerdictPass)}, 1)
+	s.NotApplicable = []NotApplicableCase{{Case: "tenants", Reason: "its point is tenant caps, which q does not have"}}
+	var buf bytes.Buffer
+	require.NoError(t, WriteJUnit(&buf, s))
+	var back junitSuite
+	require.NoError(t, xml.Unmarshal(buf.Bytes(), &back))
+	require.Equal(t, 1, back.Skipped)
+	require.Zero(t, back.Failures)
+	last := back.Cases[len(back.Cases)-1]
+	require.Equal(t, "tenants", last.Name)
+	require.Equal(t, "not applicable: its point is tenant caps, which q does not have", last.Skipped.Message)
+
+	buf.Reset()
+	require.NoError(t, WriteIndex(&buf, s))
+	require.Contains(t, buf.String(), "its point is tenant caps, which q does not have")
+	require.Regexp(t, `(?s)<b>tenants</b>.*not applicable`, buf.String())
+}

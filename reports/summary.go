@@ -53,15 +53,24 @@ type Summary struct {
 	// do not fail the verdict (exploration with a budget).
 	IncompleteAccepted bool `json:"incomplete_accepted,omitempty"`
 	// InterruptedBy is the signal that stopped the run (SIGINT, SIGTERM).
-	InterruptedBy string         `json:"interrupted_by,omitempty"`
-	Cases         []CaseResult   `json:"cases"`
-	Seeds         []SeedResult   `json:"seeds"`
-	Groups        []FailureGroup `json:"groups,omitempty"`
-	Coverage      Coverage       `json:"coverage"`
+	InterruptedBy string       `json:"interrupted_by,omitempty"`
+	Cases         []CaseResult `json:"cases"`
+	// NotApplicable are the suite's cases whose point is a feature the
+	// system lacks: run on no seed, neither a pass nor a fail, with why.
+	NotApplicable []NotApplicableCase `json:"not_applicable,omitempty"`
+	Seeds         []SeedResult        `json:"seeds"`
+	Groups        []FailureGroup      `json:"groups,omitempty"`
+	Coverage      Coverage            `json:"coverage"`
 	// Verdict is the gate's: interrupted, else the worst over cases (safety,
 	// liveness, inconclusive), else incomplete when seeds did not run, else pass.
 	Verdict     string  `json:"verdict"`
 	WallSeconds float64 `json:"wall_seconds"`
+}
+
+// NotApplicableCase is a case that cannot apply to the system under test.
+type NotApplicableCase struct {
+	Case   string `json:"case"` // CaseName: "regression/<finding>" or the scenario
+	Reason string `json:"reason"`
 }
 
 // Provenance says which build produced an output, so a replay can tell

@@ -35,7 +35,7 @@ const (
 	FeatureJobLock      Feature = "a job lock"
 	FeatureTenantCaps   Feature = "tenant caps"
 	FeatureRunAdmission Feature = "run admission"
-	FeatureRunning      Feature = "a RUNNING state"
+	FeatureRunning      Feature = "a running state (the spec's Running role)"
 	// FeatureReplicaCancels: a replica writes a client's cancel (not the
 	// gateway itself).
 	FeatureReplicaCancels Feature = "cancels written by a replica"
@@ -43,7 +43,7 @@ const (
 	// FeatureExactlyOnce: the system promises each dispatch is stored by
 	// the broker once, not at least once.
 	FeatureExactlyOnce Feature = "an exactly-once delivery promise"
-	FeatureRollback    Feature = "a rollback from DISPATCHED to SCHEDULED"
+	FeatureRollback    Feature = "a rollback from the dispatched state to the scheduled one"
 )
 
 // In reports whether a system with spec s has the feature.

@@ -159,6 +159,9 @@ func runSuite(cmd *cobra.Command, f runFlags) error {
 
 	sum := reports.Build("simrun "+version, sel.Name, sh.String(), sel.specs(sys), rs.results(), wall.Seconds())
 	sum.System = f.system
+	for _, c := range fit.notApplicable {
+		sum.NotApplicable = append(sum.NotApplicable, reports.NotApplicableCase{Case: caseLabel(c), Reason: c.NotApplicable})
+	}
 	sum.Provenance = provenance()
 	switch {
 	case intr.interrupted():
