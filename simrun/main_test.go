@@ -379,7 +379,7 @@ var (
 // through an overlay: the tree is untouched.
 func buildMutant(t *testing.T, name string) string {
 	t.Helper()
-	return buildMutantOf(t, name, "../cmd/simrun", "simrun-mutant")
+	return buildMutantOf(t, name, "../cmd/simrun", "simrun")
 }
 
 // buildMutantOf builds the main package pkg as bin with the mutant.

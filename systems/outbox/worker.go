@@ -45,7 +45,8 @@ func (workerProtocol) Heartbeat(hb sut.Heartbeat) (string, sut.Message) {
 }
 
 // Consumer is the dispatcher's idempotent consumer: a dispatch id is run once,
-// across worker restarts.
+// across worker restarts, and only while its job is still dispatched or
+// running under that generation.
 func (workerProtocol) Consumer(p sut.Ports) (sut.DispatchGate, error) {
 	c, err := dispatch.NewConsumer(p.Redis, dispatch.ConsumerConfig{Registerer: p.Registerer})
 	if err != nil {
@@ -56,4 +57,6 @@ func (workerProtocol) Consumer(p sut.Ports) (sut.DispatchGate, error) {
 
 type gate struct{ c *dispatch.Consumer }
 
-func (g gate) First(ctx context.Context, d sut.Dispatch) (bool, error) { return g.c.Accept(ctx, d.ID) }
+func (g gate) First(ctx context.Context, d sut.Dispatch) (bool, error) {
+	return g.c.AcceptCurrent(ctx, d.JobID, d.Gen, d.ID)
+}

@@ -72,3 +72,35 @@ func (c *Consumer) Accept(ctx context.Context, dispatchID string) (first bool, e
 	}
 	return first, nil
 }
+
+// acceptCurrentScript runs a dispatch only while the job is still dispatched
+// or running under that dispatch's generation: -1 fenced, 1 first, 0 seen.
+// The relay checks the job when it claims an entry, but a cancel or timeout
+// can commit between that claim and the publish; this check at the worker,
+// atomic with the mark, closes the window.
+var acceptCurrentScript = redis.NewScript(`
+local st = redis.call('HGET', KEYS[1], 'state')
+if (st ~= ARGV[1] and st ~= ARGV[2]) or redis.call('HGET', KEYS[1], 'dispatch_gen') ~= ARGV[3] then
+  return -1
+end
+if redis.call('SET', KEYS[2], '1', 'NX', 'PX', ARGV[4]) then return 1 end
+return 0`)
+
+// AcceptCurrent is Accept fenced by the job's state: it reports false,
+// without marking the id, for a dispatch whose job has since moved on (a
+// cancel, a timeout, a later generation), so a copy published after the
+// job ended is never run.
+func (c *Consumer) AcceptCurrent(ctx context.Context, jobID string, gen int, dispatchID string) (first bool, err error) {
+	if dispatchID == "" || jobID == "" {
+		return false, fmt.Errorf("accept dispatch: empty job or dispatch id")
+	}
+	n, err := acceptCurrentScript.Run(ctx, c.rdb, []string{jobKey(jobID), consumedKeyPrefix + dispatchID},
+		string(StateDispatched), string(StateRunning), gen, c.ttl.Milliseconds()).Int64()
+	if err != nil {
+		return false, fmt.Errorf("accept dispatch %s: %w", dispatchID, err)
+	}
+	if n == 0 {
+		c.duplicates.Inc()
+	}
+	return n == 1, nil
+}

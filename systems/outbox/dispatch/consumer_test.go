@@ -49,3 +49,36 @@ func TestConsumerErrorMeansDoNotExecute(t *testing.T) {
 	require.Error(t, err)
 	require.False(t, first)
 }
+
+// A copy of a dispatch that reaches the worker after its job moved on (a
+// cancel between the relay's claim and its publish, a later generation) is
+// refused and not marked; the current dispatch runs once.
+func TestConsumerAcceptsOnlyTheCurrentDispatch(t *testing.T) {
+	env := newTestEnv(t)
+	c, err := NewConsumer(env.rdb, ConsumerConfig{TTL: time.Hour})
+	require.NoError(t, err)
+	env.mr.HSet(jobKey("j1"), "state", string(StateDispatched), "dispatch_gen", "2")
+
+	first, err := c.AcceptCurrent(ctx, "j1", 1, "d-gen1")
+	require.NoError(t, err)
+	require.False(t, first, "an earlier generation's copy")
+	first, err = c.AcceptCurrent(ctx, "j1", 2, "d-gen2")
+	require.NoError(t, err)
+	require.True(t, first)
+	first, err = c.AcceptCurrent(ctx, "j1", 2, "d-gen2")
+	require.NoError(t, err)
+	require.False(t, first, "a duplicate")
+
+	env.mr.HSet(jobKey("j2"), "state", string(StateCancelled), "dispatch_gen", "0")
+	first, err = c.AcceptCurrent(ctx, "j2", 0, "d-j2")
+	require.NoError(t, err)
+	require.False(t, first, "a cancelled job's copy")
+	require.False(t, env.mr.Exists(consumedKeyPrefix+"d-j2"), "a refused copy is not marked as run")
+	env.mr.HSet(jobKey("j2"), "state", string(StateRunning))
+	first, err = c.AcceptCurrent(ctx, "j2", 0, "d-j2")
+	require.NoError(t, err)
+	require.True(t, first, "running under its generation")
+
+	_, err = c.AcceptCurrent(ctx, "", 0, "d")
+	require.Error(t, err)
+}

@@ -199,10 +199,12 @@ const (
 	ScriptClaim      = "claim"
 	ScriptMarkSent   = "mark-sent"
 	ScriptEnqueue    = "enqueue"
+	ScriptAccept     = "accept"
 )
 
 // ScriptHashes maps each script's name to the SHA1 EVALSHA sends for it.
 func ScriptHashes() map[string]string {
 	return map[string]string{ScriptTransition: transitionScript.Hash(), ScriptDispatch: dispatchScript.Hash(),
-		ScriptClaim: claimScript.Hash(), ScriptMarkSent: markSentScript.Hash(), ScriptEnqueue: enqueueScript.Hash()}
+		ScriptClaim: claimScript.Hash(), ScriptMarkSent: markSentScript.Hash(), ScriptEnqueue: enqueueScript.Hash(),
+		ScriptAccept: acceptCurrentScript.Hash()}
 }
