@@ -107,8 +107,8 @@ func drawWorld(seed uint64, base World) (World, checker.Spec) {
 // between the engine's window check and the broker storing the copy.
 const maxPublishLatency = 5 * time.Second
 
-// engineDedupWindow is the re-publish window an operator following the
-// README would configure: the engine measures it on replica clocks (the first
+// engineDedupWindow is the re-publish window an operator following
+// docs/how-it-works.md would configure: the engine measures it on replica clocks (the first
 // attempt on one replica's, the re-publish on another's), so it must sit below
 // the broker's window by the widest skew between replicas plus the publish
 // latency; pct (50-89) of that. World-swarm seed 2003699 drew a window the

@@ -9,7 +9,7 @@ import (
 )
 
 // The engine's re-publish window is measured on replica clocks, so every drawn
-// world keeps the README's rule: engine window + widest skew between replicas
+// world keeps docs/how-it-works.md's rule: engine window + widest skew between replicas
 // + publish latency stays inside the broker's window (world-swarm 2003699
 // drew one that did not, and the harness blamed the engine for the draw).
 func TestWorldSwarmDrawsAnEngineWindowTheSkewCannotOutrun(t *testing.T) {

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/dispatchsim/dispatchsim/scenarios"
+	"github.com/dispatchsim/dispatchsim/sut"
 )
 
 func newListCmd() *cobra.Command {
@@ -17,6 +18,11 @@ func newListCmd() *cobra.Command {
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			out := cmd.OutOrStdout()
+			fmt.Fprintln(out, "SYSTEMS (--system; the first is the default)")
+			for _, name := range systems.order {
+				fmt.Fprintf(out, "  %s: %s\n", name, describeSystem(systems.byName[name].Spec(sut.Options{})))
+			}
+			fmt.Fprintln(out)
 			tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
 			fmt.Fprintln(tw, "SUITE\tSEEDS\tDESCRIPTION")
 			for _, s := range scenarios.Suites() {
@@ -41,6 +47,28 @@ func newListCmd() *cobra.Command {
 			return nil
 		},
 	}
+}
+
+// describeSystem says what a system declares it has, from its spec.
+func describeSystem(s sut.Spec) string {
+	var has, lacks []string
+	for _, f := range []scenarios.Feature{scenarios.FeatureJobLock, scenarios.FeatureRunning, scenarios.FeatureRollback,
+		scenarios.FeatureReplicaCancels, scenarios.FeatureTenantCaps, scenarios.FeatureInvalidRequest,
+		scenarios.FeatureRunAdmission} {
+		if f.In(s) {
+			has = append(has, string(f))
+		} else {
+			lacks = append(lacks, string(f))
+		}
+	}
+	out := fmt.Sprintf("%d states, promises %s", len(s.States), s.Delivery)
+	if len(has) > 0 {
+		out += "; has " + strings.Join(has, ", ")
+	}
+	if len(lacks) > 0 {
+		out += "; lacks " + strings.Join(lacks, ", ")
+	}
+	return out
 }
 
 func suiteSeeds(s scenarios.Suite) int {
