@@ -42,9 +42,14 @@ type SystemFacts struct {
 	// FailingSeeds are the seeds whose verdict fails (expected and
 	// environment findings do not); FailedSeeds counts every seed with a
 	// violation.
-	FailingSeeds int            `json:"failing_seeds"`
-	FailedSeeds  int            `json:"seeds_with_violations"`
-	Violations   map[string]int `json:"violations"` // by checker
+	FailingSeeds int `json:"failing_seeds"`
+	FailedSeeds  int `json:"seeds_with_violations"`
+	// NotApplicable are the cases whose point is a feature the system
+	// lacks: their seeds are measured with the rest, never judged.
+	NotApplicable []NotApplicableCase `json:"not_applicable,omitempty"`
+	// Judged is how many seeds the verdict was judged over.
+	Judged     int            `json:"judged_seeds"`
+	Violations map[string]int `json:"violations"` // by checker
 	// KindsFired of KindsDeclared fault kinds fired in every case that
 	// declares them (cases declare none on seeds a flag chose); KindsSeen
 	// kinds fired at all. SometimesReached of SometimesDeclared branches the
@@ -221,6 +226,7 @@ func blindWindows(h *history.History, spec sut.Spec) []float64 {
 // seeds (Build over the same cases, as simrun run writes it).
 func (f *SystemFacts) Judge(s *Summary) {
 	f.Verdict, f.ExitCode = s.Verdict, s.ExitCode()
+	f.NotApplicable, f.Judged = s.NotApplicable, len(s.Seeds)
 	f.FailingSeeds = 0
 	for _, r := range s.Seeds {
 		if failing(r.Verdict) {
@@ -334,7 +340,19 @@ func (c Comparison) rows() []compareRow {
 	}
 	out := []compareRow{verdict,
 		row("failing seeds", "Seeds whose verdict fails the gate; an expected finding or one the environment's broken contract explains does not.",
-			func(s SystemFacts) string { return fmt.Sprintf("%d of %d", s.FailingSeeds, c.Seeds) }),
+			func(s SystemFacts) string { return fmt.Sprintf("%d of %d judged", s.FailingSeeds, s.Judged) }),
+		row("cases not applicable", "Cases whose point is a feature the system lacks (its spec says so): their seeds count in the "+
+			"measurements below, never in the verdict.",
+			func(s SystemFacts) string {
+				if len(s.NotApplicable) == 0 {
+					return "none"
+				}
+				names := make([]string, len(s.NotApplicable))
+				for i, na := range s.NotApplicable {
+					names[i] = na.Case
+				}
+				return fmt.Sprintf("%d: %s", len(names), strings.Join(names, ", "))
+			}),
 		row("fault kinds fired", "Declared fault kinds that fired in every case declaring them, of those the cases declare for this system "+
 			"(a case declares none on seeds a flag chose); one that never fired fails the verdict.",
 			func(s SystemFacts) string {

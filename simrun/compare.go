@@ -63,6 +63,9 @@ func newCompareCmd() *cobra.Command {
 	return cmd
 }
 
+// taskKey names a task's seed within its case.
+func taskKey(t task) string { return fmt.Sprintf("%s/%s/%d", t.Scenario, t.Finding, t.Seed) }
+
 // compare runs every seed of sel against each system in turn, the seeds of a
 // system on jobs workers (as simrun run does), so each system's seeds/s is its
 // own. Each seed comes back as its facts and its result, summed in seed
@@ -112,8 +115,24 @@ func compare(stdout, stderr io.Writer, sel selection, syss []sut.System, out str
 		}
 		fmt.Fprintf(stderr, "simrun: %s: %d seeds in %s\n", sys.Name(), ran, wall.Round(time.Millisecond))
 		col := reports.SumSeeds(sys.Name(), facts, wall)
-		sum := reports.Build("simrun "+version, sel.Name, "", sel.specs(sys), results, wall.Seconds())
+		// Judged as simrun run judges it: over the cases fitted to the
+		// system, the not-applicable ones listed and left out.
+		fsel, fit := fitSelection(sel, sys)
+		applies := map[string]bool{}
+		for _, t := range fsel.tasks(shard{I: 1, N: 1}) {
+			applies[taskKey(t)] = true
+		}
+		var judged []reports.SeedResult
+		for i, t := range tasks {
+			if applies[taskKey(t)] {
+				judged = append(judged, results[i])
+			}
+		}
+		sum := reports.Build("simrun "+version, sel.Name, "", fsel.specs(sys), judged, wall.Seconds())
 		sum.System = sys.Name()
+		for _, c := range fit.notApplicable {
+			sum.NotApplicable = append(sum.NotApplicable, reports.NotApplicableCase{Case: caseLabel(c), Reason: c.NotApplicable})
+		}
 		col.Judge(sum)
 		cols = append(cols, col)
 	}
