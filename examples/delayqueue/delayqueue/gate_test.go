@@ -7,7 +7,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/dispatchsim/dispatchsim/faults"
 	"github.com/dispatchsim/dispatchsim/scenarios"
+	"github.com/dispatchsim/dispatchsim/sim"
 	"github.com/dispatchsim/dispatchsim/simrun"
 	"github.com/dispatchsim/dispatchsim/sut"
 )
@@ -49,6 +51,9 @@ func TestCorrectQueuePasses(t *testing.T) {
 		{"worker-failures", []uint64{8500}},
 		{"rolling-deploy", []uint64{8700}},
 		{"swarm", []uint64{9000}},
+		// Found a cancel landing between a claim and its slow publish: the
+		// job ran after it was CANCELLED (terminal_job_executed_again).
+		{"world-swarm", []uint64{300196}},
 	}
 	for _, c := range cases {
 		for _, seed := range c.seeds {
@@ -56,6 +61,30 @@ func TestCorrectQueuePasses(t *testing.T) {
 			if o.Violated() {
 				t.Errorf("%s seed %d: %s\n%s", c.scenario, seed, o.ReplayLine(), strings.Join(checkers(o), "\n"))
 			}
+		}
+	}
+}
+
+// cancelsDuringSlowPublishes is a scenario of the queue's own, made of the
+// catalog's kinds: half the jobs are cancelled while publishes stall for up
+// to 3s, so cancels land between a claim and its publish. Before a cancel of
+// a DISPATCHED job waited for its dispatch to end, 7 of these 20 seeds ran a
+// job after it was CANCELLED.
+var cancelsDuringSlowPublishes = scenarios.Scenario{
+	Name:        "cancels-during-slow-publishes",
+	Description: "half the jobs cancelled while dispatch publishes stall: none may run once CANCELLED",
+	Faults:      []faults.Kind{faults.PublishLatency},
+	Options: func(o faults.Options) faults.Options {
+		return o.Enable(faults.PublishLatency, faults.KindOptions{Probability: 0.5, DurationMsMin: 100, DurationMsMax: 3000})
+	},
+	World: scenarios.World{Workload: &sim.Workload{Jobs: 30, StatusReads: 5, CancelRate: 0.5}},
+	Seeds: scenarios.SeedRange{First: 1, Count: 20},
+}
+
+func TestCancelsDuringSlowPublishes(t *testing.T) {
+	for _, seed := range cancelsDuringSlowPublishes.Seeds.Seeds() {
+		if o := cancelsDuringSlowPublishes.On(System{}).Run(seed); o.Violated() {
+			t.Errorf("seed %d: %s", seed, strings.Join(checkers(o), "\n"))
 		}
 	}
 }

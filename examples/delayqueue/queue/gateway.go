@@ -31,8 +31,9 @@ func (g *Gateway) Submit(ctx context.Context, id, topic, tenant string) error {
 	return g.scripts.submit.Run(ctx, g.rdb, []string{JobPrefix + id, ReadyKey}, "submit", id, topic, tenant, g.now()).Err()
 }
 
-// Cancel moves a job that is not terminal to CANCELLED; a worker running it
-// is not told, and its result is ignored.
+// Cancel moves a queued job to CANCELLED. A dispatched job is CANCELLED
+// once its dispatch ends without a final result; it is never dispatched
+// again, and a worker running it is not told.
 func (g *Gateway) Cancel(ctx context.Context, id string) error {
 	return g.scripts.cancel.Run(ctx, g.rdb, []string{JobPrefix + id, ReadyKey, DispatchedKey}, "cancel", id, g.now()).Err()
 }

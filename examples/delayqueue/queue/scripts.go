@@ -41,10 +41,18 @@ return 'QUEUED'
 `
 
 // cancel: KEYS job, ready, dispatched; ARGV op, id, now. A cancel of a job
-// not stored yet leaves a CANCELLED record, which its submit then finds.
+// not stored yet leaves a CANCELLED record, which its submit then finds. A
+// DISPATCHED job's dispatch may not be published yet, and a publish after
+// CANCELLED would run a cancelled job: the cancel is only recorded, and the
+// job is CANCELLED when its dispatch ends without a final result (a
+// retryable failure, the lease running out). A final result still lands.
 const luaCancel = `
 local st = redis.call('HGET', KEYS[1], 'state')
 if st and TERMINAL[st] then return st end
+if st == 'DISPATCHED' then
+  redis.call('HSET', KEYS[1], 'cancel_requested', 1)
+  return 'requested'
+end
 if not st then
   redis.call('HSET', KEYS[1], 'id', ARGV[2], 'created_at', ARGV[3], 'attempts', 0, 'gen', 0, 'version', 0)
 end
@@ -108,7 +116,7 @@ return 'FAILED'
 // pointer, now, backoff ms, max attempts. Applies a worker's result only to
 // the dispatch that produced it: the job DISPATCHED under that generation.
 const luaResult = `
-local j = redis.call('HMGET', KEYS[1], 'state', 'gen', 'attempts')
+local j = redis.call('HMGET', KEYS[1], 'state', 'gen', 'attempts', 'cancel_requested')
 if not j[1] then return 'unknown_job' end
 if TERMINAL[j[1]] then return 'terminal' end -- guard:terminal
 if j[1] ~= 'DISPATCHED' then return 'not_dispatched' end -- guard:state
@@ -118,6 +126,8 @@ redis.call('ZREM', KEYS[3], ARGV[2])
 if ARGV[4] == 'succeeded' then
   move(KEYS[1], 'SUCCEEDED', now)
   redis.call('HSET', KEYS[1], 'result_ptr', ARGV[5])
+elseif ARGV[4] == 'failed_retryable' and j[4] then
+  move(KEYS[1], 'CANCELLED', now)
 elseif ARGV[4] == 'failed_retryable' and tonumber(j[3]) < tonumber(ARGV[8]) then
   move(KEYS[1], 'QUEUED', now)
   redis.call('ZADD', KEYS[2], tonumber(now) + tonumber(ARGV[7]), ARGV[2])
@@ -133,13 +143,18 @@ return redis.call('HGET', KEYS[1], 'state')
 `
 
 // expire: KEYS job, ready, dispatched; ARGV op, id, now, max attempts. A
-// dispatch whose lease ran out is put back, or timed out at the cap.
+// dispatch whose lease ran out is put back, or timed out at the cap, or
+// ends its job CANCELLED when a cancel waits for it.
 const luaExpire = `
 local deadline = redis.call('ZSCORE', KEYS[3], ARGV[2])
 if not deadline or tonumber(deadline) > tonumber(ARGV[3]) then return 'not_due' end
 redis.call('ZREM', KEYS[3], ARGV[2])
-local j = redis.call('HMGET', KEYS[1], 'state', 'attempts')
+local j = redis.call('HMGET', KEYS[1], 'state', 'attempts', 'cancel_requested')
 if j[1] ~= 'DISPATCHED' then return 'moved' end
+if j[3] then
+  move(KEYS[1], 'CANCELLED', ARGV[3])
+  return 'CANCELLED'
+end
 if tonumber(j[2]) < tonumber(ARGV[4]) then
   move(KEYS[1], 'QUEUED', ARGV[3])
   redis.call('ZADD', KEYS[2], ARGV[3], ARGV[2])
