@@ -72,7 +72,7 @@ func WorkerSubject(id string) string { return WorkerPrefix + id }
 
 // Defaults.
 const (
-	DefaultLease        = 60 * time.Second
+	DefaultLease        = 5 * time.Minute
 	DefaultReapInterval = 10 * time.Second
 	DefaultMaxAttempts  = 10
 	DefaultPickGrace    = 30 * time.Second
@@ -115,7 +115,8 @@ type Config struct {
 	// Routing maps topics to pools; requirements are not looked at.
 	Routing map[string][]string
 	// Lease is how long a dispatch may go without a result, per topic where
-	// LeaseByTopic names one.
+	// LeaseByTopic names one. Nothing extends a lease: it must cover the
+	// longest job, or the job is dispatched again until its attempts run out.
 	Lease        time.Duration
 	LeaseByTopic map[string]time.Duration
 	ReapInterval time.Duration
