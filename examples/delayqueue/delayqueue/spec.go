@@ -15,7 +15,7 @@ import (
 // and no requirement matching; it places jobs round robin, not by load.
 func (System) Spec(o sut.Options) sut.Spec {
 	s := sut.Spec{
-		States: queue.States, Terminal: []string{queue.Succeeded, queue.Failed, queue.TimedOut, queue.Cancelled},
+		States: queue.States, Terminal: queue.TerminalStates,
 		Transitions: queue.Transitions,
 		Scheduled:   queue.Dispatched, Dispatched: queue.Dispatched, Retrying: queue.Queued, Running: "",
 		Succeeded: queue.Succeeded, Failed: queue.Failed, TimedOut: queue.TimedOut, Cancelled: queue.Cancelled,

@@ -41,10 +41,8 @@ var Transitions = map[string][]string{
 	Dispatched: {Succeeded, Failed, Queued, TimedOut, Cancelled},
 }
 
-// Terminal reports whether nothing moves a job out of state s.
-func Terminal(s string) bool {
-	return s == Succeeded || s == Failed || s == TimedOut || s == Cancelled
-}
+// TerminalStates are the states nothing moves a job out of.
+var TerminalStates = []string{Succeeded, Failed, TimedOut, Cancelled}
 
 // Reason codes a DLQ entry and a job's error_code carry.
 const (
@@ -61,8 +59,8 @@ const (
 	SubjectResults   = "dq.results"
 	SubjectHeartbeat = "dq.heartbeat"
 	WorkerPrefix     = "dq.worker."
-	JobPrefix        = "dq:job:"
-	DLQPrefix        = "dq:dlq:"
+	JobPrefix        = "dq:job:"       // a hash: state, version, attempts, gen, dispatch_id, result_ptr, error_code, ...
+	DLQPrefix        = "dq:dlq:"       // a hash: job_id, status, reason_code, reason, last_state, attempts, retries_exhausted
 	ReadyKey         = "dq:ready"      // job ids scored by due time (ms)
 	DispatchedKey    = "dq:dispatched" // job ids scored by lease deadline (ms)
 )
@@ -174,15 +172,4 @@ type Heartbeat struct {
 	Pool     string `json:"pool"`
 	Active   int    `json:"active"`
 	Parallel int    `json:"parallel"`
-}
-
-// DLQEntry is a failed or timed-out job's dead letter, stored with its state.
-type DLQEntry struct {
-	JobID            string `json:"job_id"`
-	Status           string `json:"status"`
-	ReasonCode       string `json:"reason_code"`
-	Reason           string `json:"reason"`
-	LastState        string `json:"last_state"`
-	Attempts         int    `json:"attempts"`
-	RetriesExhausted bool   `json:"retries_exhausted,omitempty"`
 }
