@@ -57,6 +57,12 @@ func TestCorrectQueuePasses(t *testing.T) {
 		// Found a cancel landing between a claim and its slow publish: the
 		// job ran after it was CANCELLED (terminal_job_executed_again).
 		{"world-swarm", []uint64{300196}},
+		// 301566: a lease judged on a replica clock ahead of the claimer's
+		// ended while the claim's publish stalled; the job failed, then the
+		// dispatch went out (terminal_job_executed_again). 301766: a job
+		// that had run failed with no_workers 24s after it was first
+		// dispatched, its grace counted from its submit (grace_not_early).
+		{"world-swarm", []uint64{301566, 301766}},
 	}
 	for _, c := range cases {
 		for _, seed := range c.seeds {

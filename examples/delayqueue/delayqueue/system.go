@@ -85,7 +85,7 @@ func settle[T any](h func(context.Context, T) error) func(context.Context, T) su
 
 // StartGateway is the job API; the queue has no run admission.
 func (System) StartGateway(p sut.Ports, _ sut.Options) (sut.Gateway, error) {
-	return gateway{queue.NewGateway(p.Redis, p.Clock)}, nil
+	return gateway{queue.NewGateway(p.Redis)}, nil
 }
 
 type gateway struct{ g *queue.Gateway }

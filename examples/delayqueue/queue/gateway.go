@@ -14,28 +14,25 @@ var ErrNotFound = errors.New("queue: job not found")
 // over the bus.
 type Gateway struct {
 	rdb     redis.UniversalClient
-	clock   Clock
 	scripts scripts
 }
 
 // NewGateway returns the API over rdb.
-func NewGateway(rdb redis.UniversalClient, clock Clock) *Gateway {
-	return &Gateway{rdb: rdb, clock: clock, scripts: newScripts("")}
+func NewGateway(rdb redis.UniversalClient) *Gateway {
+	return &Gateway{rdb: rdb, scripts: newScripts("")}
 }
-
-func (g *Gateway) now() int64 { return g.clock.Now().UnixMilli() }
 
 // Submit stores a job as QUEUED, due now; a job id already stored (a retried
 // submit, or a cancel that came first) is left as it is.
 func (g *Gateway) Submit(ctx context.Context, id, topic, tenant string) error {
-	return g.scripts.submit.Run(ctx, g.rdb, []string{JobPrefix + id, ReadyKey}, "submit", id, topic, tenant, g.now()).Err()
+	return g.scripts.submit.Run(ctx, g.rdb, []string{JobPrefix + id, ReadyKey}, "submit", id, topic, tenant).Err()
 }
 
 // Cancel moves a queued job to CANCELLED. A dispatched job is CANCELLED
 // once its dispatch ends without a final result; it is never dispatched
 // again, and a worker running it is not told.
 func (g *Gateway) Cancel(ctx context.Context, id string) error {
-	return g.scripts.cancel.Run(ctx, g.rdb, []string{JobPrefix + id, ReadyKey, DispatchedKey}, "cancel", id, g.now()).Err()
+	return g.scripts.cancel.Run(ctx, g.rdb, []string{JobPrefix + id, ReadyKey, DispatchedKey}, "cancel", id).Err()
 }
 
 // Status is the job's state.

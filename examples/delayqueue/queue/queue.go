@@ -10,7 +10,9 @@
 // expired lease puts it back to QUEUED, until its attempts reach the cap.
 //
 // Everything nondeterministic is a port: a Clock, a Bus, a Random source and
-// a Spawn for the loops; the package never starts a goroutine itself.
+// a Spawn for the loops; the package never starts a goroutine itself. Due
+// times, leases and the grace are on the store's clock, which every replica
+// shares; a replica's own clock only ages the heartbeats it heard.
 package queue
 
 import (

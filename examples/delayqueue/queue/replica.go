@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
-	"github.com/redis/go-redis/v9"
 )
 
 // Replica is one dispatcher process: a poller, a reaper, and the handlers
@@ -110,19 +109,23 @@ func (r *Replica) pick(workers []string) string {
 	return workers[r.next%len(workers)]
 }
 
-// Poll claims the due jobs and publishes their dispatches.
+// due lists up to n members of a sorted set due by the store's clock.
+func (r *Replica) due(ctx context.Context, key string, n int) ([]string, error) {
+	return r.scripts.due.Run(ctx, r.cfg.Redis, []string{key}, "due", n).StringSlice()
+}
+
+// Poll claims the due jobs and publishes their dispatches. Only the store
+// knows what is due by its clock: an empty ready set is the one idle case.
 func (r *Replica) Poll(ctx context.Context) error {
-	rdb, now := r.cfg.Redis, r.cfg.Clock.Now()
-	ms := strconv.FormatInt(now.UnixMilli(), 10)
-	due, err := rdb.ZRangeByScore(ctx, ReadyKey, &redis.ZRangeBy{Min: "-inf", Max: ms, Count: 1}).Result()
-	if err != nil || len(due) == 0 {
+	rdb := r.cfg.Redis
+	if n, err := rdb.ZCard(ctx, ReadyKey).Result(); err != nil || n == 0 {
 		return err
 	}
-	topics, live := r.placement(now)
+	topics, live := r.placement(r.cfg.Clock.Now())
 	if r.cfg.Defect == PublishBeforeWrite {
-		r.publishAhead(ctx, ms, live)
+		r.publishAhead(ctx, live)
 	}
-	args := []any{"claim", ms, claimBatch, r.cfg.MaxAttempts, r.cfg.PickGrace.Milliseconds(), waitRetry.Milliseconds()}
+	args := []any{"claim", claimBatch, r.cfg.MaxAttempts, r.cfg.PickGrace.Milliseconds(), waitRetry.Milliseconds()}
 	for _, t := range topics {
 		status := ReasonNoWorkers
 		if len(live[t]) > 0 {
@@ -140,7 +143,7 @@ func (r *Replica) Poll(ctx context.Context) error {
 		id, what := fmt.Sprint(f[0]), fmt.Sprint(f[1])
 		switch {
 		case what == "expired":
-			err = r.scripts.fail.Run(ctx, rdb, []string{JobPrefix + id, ReadyKey}, "fail", id, ms, fmt.Sprint(f[2])).Err()
+			err = r.scripts.fail.Run(ctx, rdb, []string{JobPrefix + id, ReadyKey}, "fail", id, fmt.Sprint(f[2])).Err()
 		case what == "claimed" && r.cfg.Defect != PublishBeforeWrite:
 			gen, _ := f[3].(int64)
 			attempt, _ := f[4].(int64)
@@ -172,8 +175,8 @@ func (r *Replica) publish(ctx context.Context, worker string, p Packet) error {
 
 // publishAhead is the planted publish-before-write: it dispatches what it
 // expects the claim to take before the claim is written.
-func (r *Replica) publishAhead(ctx context.Context, ms string, live map[string][]string) {
-	due, _ := r.cfg.Redis.ZRangeByScore(ctx, ReadyKey, &redis.ZRangeBy{Min: "-inf", Max: ms, Count: claimBatch}).Result()
+func (r *Replica) publishAhead(ctx context.Context, live map[string][]string) {
+	due, _ := r.due(ctx, ReadyKey, claimBatch)
 	for _, id := range due {
 		j, err := r.cfg.Redis.HMGet(ctx, JobPrefix+id, "state", "topic", "gen", "attempts").Result()
 		if err != nil || j[0] != Queued || len(live[fmt.Sprint(j[1])]) == 0 {
@@ -188,12 +191,15 @@ func (r *Replica) publishAhead(ctx context.Context, ms string, live map[string][
 
 // Reap puts back, or times out, the dispatches whose lease ran out.
 func (r *Replica) Reap(ctx context.Context) error {
-	now := strconv.FormatInt(r.cfg.Clock.Now().UnixMilli(), 10)
-	ids, err := r.cfg.Redis.ZRangeByScore(ctx, DispatchedKey, &redis.ZRangeBy{Min: "-inf", Max: now, Count: claimBatch}).Result()
+	n, err := r.cfg.Redis.ZCard(ctx, DispatchedKey).Result()
+	if err != nil || n == 0 {
+		return err
+	}
+	ids, err := r.due(ctx, DispatchedKey, claimBatch)
 	var errs []error
 	for _, id := range ids {
 		st, err := r.scripts.expire.Run(ctx, r.cfg.Redis, []string{JobPrefix + id, ReadyKey, DispatchedKey},
-			"expire", id, now, r.cfg.MaxAttempts).Text()
+			"expire", id, r.cfg.MaxAttempts).Text()
 		if st == Queued {
 			r.requeued.WithLabelValues("lease_expired").Inc()
 		}
@@ -209,8 +215,7 @@ func (r *Replica) HandleResult(ctx context.Context, res Result) error {
 	}
 	backoff := time.Second<<min(res.Gen, 5) + time.Duration(r.cfg.Random.Uint64()%500)*time.Millisecond
 	st, err := r.scripts.result.Run(ctx, r.cfg.Redis, []string{JobPrefix + res.JobID, ReadyKey, DispatchedKey},
-		"result", res.JobID, res.Gen, res.Outcome, res.ResultPtr, r.cfg.Clock.Now().UnixMilli(),
-		backoff.Milliseconds(), r.cfg.MaxAttempts).Text()
+		"result", res.JobID, res.Gen, res.Outcome, res.ResultPtr, backoff.Milliseconds(), r.cfg.MaxAttempts).Text()
 	switch {
 	case err != nil:
 		return err

@@ -9,9 +9,13 @@ import (
 
 // Every write to a job is one of these scripts, each passing its own name as
 // ARGV[1] (for logs and observers). A script checks before its first write,
-// so a refusal writes nothing.
+// so a refusal writes nothing. Every time a script reads or writes (due
+// times, leases, the grace) is the store's clock, NOW: the replicas' clocks
+// disagree, and a lease judged on a clock ahead of its claimer's ends early.
 const prelude = `
 local JOB, DLQ = %q, %q
+local T = redis.call('TIME')
+local NOW = tonumber(T[1]) * 1000 + math.floor(tonumber(T[2]) / 1000)
 local TERMINAL = {SUCCEEDED=true, FAILED=true, TIMED_OUT=true, CANCELLED=true}
 local function move(jk, to, now)
   redis.call('HINCRBY', jk, 'version', 1)
@@ -23,24 +27,24 @@ local function dead(jk, id, status, code, reason, last, exhausted)
 end
 `
 
-// submit: KEYS job, ready; ARGV op, id, topic, tenant, now. A job without a
+// submit: KEYS job, ready; ARGV op, id, topic, tenant. A job without a
 // topic is stored FAILED with its dead letter and never queued.
 const luaSubmit = `
 if redis.call('EXISTS', KEYS[1]) == 1 then return 'exists' end
-redis.call('HSET', KEYS[1], 'id', ARGV[2], 'topic', ARGV[3], 'tenant', ARGV[4], 'created_at', ARGV[5],
+redis.call('HSET', KEYS[1], 'id', ARGV[2], 'topic', ARGV[3], 'tenant', ARGV[4], 'created_at', NOW,
   'attempts', 0, 'gen', 0, 'version', 0)
 if ARGV[3] == '' then
-  move(KEYS[1], 'FAILED', ARGV[5])
+  move(KEYS[1], 'FAILED', NOW)
   redis.call('HSET', KEYS[1], 'error_code', 'invalid_request')
   dead(KEYS[1], ARGV[2], 'FAILED', 'invalid_request', 'submitted without a topic', '', 'false')
   return 'FAILED'
 end
-move(KEYS[1], 'QUEUED', ARGV[5])
-redis.call('ZADD', KEYS[2], ARGV[5], ARGV[2])
+move(KEYS[1], 'QUEUED', NOW)
+redis.call('ZADD', KEYS[2], NOW, ARGV[2])
 return 'QUEUED'
 `
 
-// cancel: KEYS job, ready, dispatched; ARGV op, id, now. A cancel of a job
+// cancel: KEYS job, ready, dispatched; ARGV op, id. A cancel of a job
 // not stored yet leaves a CANCELLED record, which its submit then finds. A
 // DISPATCHED job's dispatch may not be published yet, and a publish after
 // CANCELLED would run a cancelled job: the cancel is only recorded, and the
@@ -54,30 +58,35 @@ if st == 'DISPATCHED' then
   return 'requested'
 end
 if not st then
-  redis.call('HSET', KEYS[1], 'id', ARGV[2], 'created_at', ARGV[3], 'attempts', 0, 'gen', 0, 'version', 0)
+  redis.call('HSET', KEYS[1], 'id', ARGV[2], 'created_at', NOW, 'attempts', 0, 'gen', 0, 'version', 0)
 end
-move(KEYS[1], 'CANCELLED', ARGV[3])
+move(KEYS[1], 'CANCELLED', NOW)
 redis.call('ZREM', KEYS[2], ARGV[2])
 redis.call('ZREM', KEYS[3], ARGV[2])
 return 'CANCELLED'
 `
 
-// claim: KEYS ready, dispatched; ARGV op, now, batch, max attempts, grace ms,
+// due: KEYS a sorted set; ARGV op, limit. Its members scored NOW or earlier.
+const luaDue = `
+return redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', NOW, 'LIMIT', 0, tonumber(ARGV[2]))
+`
+
+// claim: KEYS ready, dispatched; ARGV op, batch, max attempts, grace ms,
 // retry ms, then (topic, "ok" or the reason no worker can take it, lease ms)
 // for each routed topic. Claims every due QUEUED job of a placeable topic:
-// DISPATCHED under a new generation, leased until now + its topic's lease.
-// An unplaceable job waits, until it has waited the grace and is returned as
-// expired (the poller fails it).
+// DISPATCHED under a new generation, leased until NOW + its topic's lease.
+// An unplaceable job waits; once it has waited the grace since it first
+// found no worker it is returned as expired (the poller fails it).
 const luaClaim = `
-local now = tonumber(ARGV[2])
+local now = NOW
 local topics = {}
-for i = 7, #ARGV, 3 do topics[ARGV[i]] = {ARGV[i+1], tonumber(ARGV[i+2])} end
+for i = 6, #ARGV, 3 do topics[ARGV[i]] = {ARGV[i+1], tonumber(ARGV[i+2])} end
 local out = {}
-for _, id in ipairs(redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now, 'LIMIT', 0, tonumber(ARGV[3]))) do
+for _, id in ipairs(redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now, 'LIMIT', 0, tonumber(ARGV[2]))) do
   local jk = JOB .. id
-  local j = redis.call('HMGET', jk, 'state', 'topic', 'created_at', 'attempts')
+  local j = redis.call('HMGET', jk, 'state', 'topic', 'waiting_since', 'attempts')
   local t = topics[j[2]]
-  local full = tonumber(j[4] or '0') >= tonumber(ARGV[4])
+  local full = tonumber(j[4] or '0') >= tonumber(ARGV[3])
   if j[1] ~= 'QUEUED' then
     redis.call('ZREM', KEYS[1], id)
   elseif t and t[1] == 'ok' and not full then
@@ -85,35 +94,37 @@ for _, id in ipairs(redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now, 'LIMIT', 0
     local attempt = redis.call('HINCRBY', jk, 'attempts', 1)
     move(jk, 'DISPATCHED', now)
     redis.call('HSET', jk, 'dispatch_id', id .. '#' .. gen, 'dispatched_at', now)
+    redis.call('HDEL', jk, 'waiting_since')
     redis.call('ZREM', KEYS[1], id)
     redis.call('ZADD', KEYS[2], now + t[2], id)
     table.insert(out, {id, 'claimed', j[2], gen, attempt})
   else
     local reason = 'no_pool_mapping_topic'
     if full then reason = 'max_attempts' elseif t then reason = t[1] end
-    if full or now - tonumber(j[3] or now) >= tonumber(ARGV[5]) then
+    if not j[3] then redis.call('HSET', jk, 'waiting_since', now) end
+    if full or now - tonumber(j[3] or now) >= tonumber(ARGV[4]) then
       table.insert(out, {id, 'expired', reason})
     else
-      redis.call('ZADD', KEYS[1], now + tonumber(ARGV[6]), id)
+      redis.call('ZADD', KEYS[1], now + tonumber(ARGV[5]), id)
     end
   end
 end
 return out
 `
 
-// fail: KEYS job, ready; ARGV op, id, now, reason code. Fails a QUEUED job
-// no worker could take; the retry cap records no cause of its own.
+// fail: KEYS job, ready; ARGV op, id, reason code. Fails a QUEUED job no
+// worker could take; the retry cap records no cause of its own.
 const luaFail = `
 if redis.call('HGET', KEYS[1], 'state') ~= 'QUEUED' then return 'moved' end
-move(KEYS[1], 'FAILED', ARGV[3])
-if ARGV[4] ~= 'max_attempts' then redis.call('HSET', KEYS[1], 'error_code', ARGV[4]) end
-dead(KEYS[1], ARGV[2], 'FAILED', ARGV[4], 'no worker could take it', 'QUEUED', tostring(ARGV[4] == 'max_attempts'))
+move(KEYS[1], 'FAILED', NOW)
+if ARGV[3] ~= 'max_attempts' then redis.call('HSET', KEYS[1], 'error_code', ARGV[3]) end
+dead(KEYS[1], ARGV[2], 'FAILED', ARGV[3], 'no worker could take it', 'QUEUED', tostring(ARGV[3] == 'max_attempts'))
 redis.call('ZREM', KEYS[2], ARGV[2])
 return 'FAILED'
 `
 
 // result: KEYS job, ready, dispatched; ARGV op, id, gen, outcome, result
-// pointer, now, backoff ms, max attempts. Applies a worker's result only to
+// pointer, backoff ms, max attempts. Applies a worker's result only to
 // the dispatch that produced it: the job DISPATCHED under that generation.
 const luaResult = `
 local j = redis.call('HMGET', KEYS[1], 'state', 'gen', 'attempts', 'cancel_requested')
@@ -121,16 +132,16 @@ if not j[1] then return 'unknown_job' end
 if TERMINAL[j[1]] then return 'terminal' end -- guard:terminal
 if j[1] ~= 'DISPATCHED' then return 'not_dispatched' end -- guard:state
 if tonumber(j[2]) ~= tonumber(ARGV[3]) then return 'stale' end -- guard:gen
-local now = ARGV[6]
+local now = NOW
 redis.call('ZREM', KEYS[3], ARGV[2])
 if ARGV[4] == 'succeeded' then
   move(KEYS[1], 'SUCCEEDED', now)
   redis.call('HSET', KEYS[1], 'result_ptr', ARGV[5])
 elseif ARGV[4] == 'failed_retryable' and j[4] then
   move(KEYS[1], 'CANCELLED', now)
-elseif ARGV[4] == 'failed_retryable' and tonumber(j[3]) < tonumber(ARGV[8]) then
+elseif ARGV[4] == 'failed_retryable' and tonumber(j[3]) < tonumber(ARGV[7]) then
   move(KEYS[1], 'QUEUED', now)
-  redis.call('ZADD', KEYS[2], tonumber(now) + tonumber(ARGV[7]), ARGV[2])
+  redis.call('ZADD', KEYS[2], now + tonumber(ARGV[6]), ARGV[2])
 elseif ARGV[4] == 'failed_retryable' then
   move(KEYS[1], 'FAILED', now)
   dead(KEYS[1], ARGV[2], 'FAILED', 'max_attempts', 'retryable failure on the last attempt', j[1], 'true')
@@ -142,31 +153,31 @@ end
 return redis.call('HGET', KEYS[1], 'state')
 `
 
-// expire: KEYS job, ready, dispatched; ARGV op, id, now, max attempts. A
+// expire: KEYS job, ready, dispatched; ARGV op, id, max attempts. A
 // dispatch whose lease ran out is put back, or timed out at the cap, or
 // ends its job CANCELLED when a cancel waits for it.
 const luaExpire = `
 local deadline = redis.call('ZSCORE', KEYS[3], ARGV[2])
-if not deadline or tonumber(deadline) > tonumber(ARGV[3]) then return 'not_due' end
+if not deadline or tonumber(deadline) > NOW then return 'not_due' end
 redis.call('ZREM', KEYS[3], ARGV[2])
 local j = redis.call('HMGET', KEYS[1], 'state', 'attempts', 'cancel_requested')
 if j[1] ~= 'DISPATCHED' then return 'moved' end
 if j[3] then
-  move(KEYS[1], 'CANCELLED', ARGV[3])
+  move(KEYS[1], 'CANCELLED', NOW)
   return 'CANCELLED'
 end
-if tonumber(j[2]) < tonumber(ARGV[4]) then
-  move(KEYS[1], 'QUEUED', ARGV[3])
-  redis.call('ZADD', KEYS[2], ARGV[3], ARGV[2])
+if tonumber(j[2]) < tonumber(ARGV[3]) then
+  move(KEYS[1], 'QUEUED', NOW)
+  redis.call('ZADD', KEYS[2], NOW, ARGV[2])
   return 'QUEUED'
 end
-move(KEYS[1], 'TIMED_OUT', ARGV[3])
+move(KEYS[1], 'TIMED_OUT', NOW)
 redis.call('HSET', KEYS[1], 'error_code', 'dispatch_timeout')
 dead(KEYS[1], ARGV[2], 'TIMED_OUT', 'dispatch_timeout', 'no result within the lease', 'DISPATCHED', 'true')
 return 'TIMED_OUT'
 `
 
-type scripts struct{ submit, cancel, claim, fail, result, expire *redis.Script }
+type scripts struct{ due, submit, cancel, claim, fail, result, expire *redis.Script }
 
 // newScripts renders the scripts; a planted defect removes a guard.
 func newScripts(d Defect) scripts {
@@ -181,6 +192,6 @@ func newScripts(d Defect) scripts {
 	mk := func(body string) *redis.Script {
 		return redis.NewScript(fmt.Sprintf(prelude, JobPrefix, DLQPrefix) + body)
 	}
-	return scripts{submit: mk(luaSubmit), cancel: mk(luaCancel), claim: mk(luaClaim), fail: mk(luaFail),
+	return scripts{due: mk(luaDue), submit: mk(luaSubmit), cancel: mk(luaCancel), claim: mk(luaClaim), fail: mk(luaFail),
 		result: mk(result), expire: mk(luaExpire)}
 }
