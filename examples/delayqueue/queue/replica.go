@@ -141,6 +141,7 @@ func (r *Replica) Poll(ctx context.Context) error {
 	for _, row := range rows {
 		f, _ := row.([]any)
 		id, what := fmt.Sprint(f[0]), fmt.Sprint(f[1])
+		var err error
 		switch {
 		case what == "expired":
 			err = r.scripts.fail.Run(ctx, rdb, []string{JobPrefix + id, ReadyKey}, "fail", id, fmt.Sprint(f[2])).Err()
