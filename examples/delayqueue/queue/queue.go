@@ -1,4 +1,4 @@
-// Package queue is a Redis polling delay queue for agent jobs. The gateway
+// Package queue is a Redis polling delay queue for jobs. The gateway
 // writes a job's record and adds it to a ready set scored by its due time;
 // each replica polls that set and claims due jobs with one script (no job
 // lock), publishes each claimed dispatch to a worker under a message id of
