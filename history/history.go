@@ -54,7 +54,7 @@ type History struct {
 }
 
 // SubmittedJob is a job a gateway client submitted; Accepted when the broker
-// stored its request. Topic is "" for a malformed request (one the system
+// stored its request, or the gateway's own write stored the job. Topic is "" for a malformed request (one the system
 // must refuse), Tenant "" for a job of no tenant.
 type SubmittedJob struct {
 	JobID    string

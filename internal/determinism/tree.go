@@ -12,9 +12,9 @@ import (
 // CheckedDirs are the module directories whose non-test code runs inside the
 // simulation or decides its outcome: the engine, the simulator (sim and its
 // packages: kernel, store, bus, workers, traffic), faults, checks, models,
-// scenarios and every system under test. Directories are walked recursively;
-// one that does not exist yet is skipped.
-var CheckedDirs = []string{"engine", "sim", "sut", "history", "faults", "checker", "model", "scenarios", "systems"}
+// scenarios and every system under test, the examples' modules included.
+// Directories are walked recursively; one that does not exist yet is skipped.
+var CheckedDirs = []string{"engine", "sim", "sut", "history", "faults", "checker", "model", "scenarios", "systems", "examples"}
 
 // Allowed exempts whole files from rules, each for a stated reason. Keep it
 // short: a marker on the line is the better exemption, because it sits where a

@@ -190,7 +190,7 @@ var readOnly = map[string]bool{
 	"get": true, "mget": true, "hget": true, "hgetall": true, "hmget": true, "exists": true,
 	"scard": true, "smembers": true, "sismember": true, "zrange": true, "zrangebyscore": true,
 	"zscore": true, "zcard": true, "lrange": true, "llen": true, "ttl": true, "pttl": true,
-	"type": true, "strlen": true, "scan": true, "keys": true, "ping": true,
+	"type": true, "strlen": true, "scan": true, "keys": true, "ping": true, "evalsha_ro": true, "eval_ro": true,
 }
 
 // handshake commands run while go-redis opens a connection, on the calling

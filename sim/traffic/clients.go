@@ -127,9 +127,16 @@ func (c *Clients) submit(ctx context.Context, client int, req sut.Job) {
 		a.SleepUntil(k.Now() + time.Second)
 	}
 	// Accepted when the broker stored any of the attempts (an ambiguous failure
-	// stores it too): the ground truth, not the client's view.
+	// stores it too), or, for a gateway that writes the job to the store
+	// itself, when one of the attempts committed a state of the job: the
+	// ground truth, not the client's view.
 	for _, p := range c.hist.Publishes {
 		if p.Actor == a.Name() && p.JobID == req.ID && p.Stored() {
+			job.Accepted = true
+		}
+	}
+	for _, s := range c.hist.States {
+		if s.Actor == a.Name() && s.JobID == req.ID {
 			job.Accepted = true
 		}
 	}

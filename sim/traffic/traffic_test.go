@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/require"
 
 	"github.com/dispatchsim/dispatchsim/history"
@@ -61,6 +62,34 @@ func TestClientsRecordOperationsAndAcceptedJobs(t *testing.T) {
 	require.Equal(t, "x-6", id, "clients 0-2 submit, 3-4 read: the driver's first is 6")
 	require.NoError(t, env.Kernel.Run(20*time.Minute, nil))
 	require.Len(t, h.Submitted, 4)
+}
+
+// storeGateway writes each job straight to the store, as a gateway without
+// a bus hop does; it publishes nothing.
+type storeGateway struct{ rdb *redis.Client }
+
+func (g storeGateway) Submit(ctx context.Context, j sut.Job) error {
+	return g.rdb.HSet(ctx, "job:"+j.ID, "state", "QUEUED", "version", 1).Err()
+}
+func (storeGateway) Cancel(context.Context, string) error { return nil }
+func (storeGateway) Status(context.Context, string) (string, error) {
+	return "", sut.ErrNotFound
+}
+
+// A submit the gateway wrote to the store itself is accepted too: the store
+// committed the job, though the broker never saw it.
+func TestASubmitStoredByTheGatewayIsAccepted(t *testing.T) {
+	env, _, _ := kerneltest.NewEnv(t, 4, false, cordum.System{}.Observer())
+	s := store.New(env, sut.Spec{})
+	t.Cleanup(s.Close)
+	c := New(env, s, storeGateway{rdb: s.Client("clients")}, Workload{Jobs: 3}.WithDefaults(), time.Minute)
+	c.Plan()
+	require.NoError(t, env.Kernel.Run(10*time.Minute, nil))
+	require.Empty(t, env.History.Publishes)
+	require.Len(t, env.History.Submitted, 3)
+	for _, j := range env.History.Submitted {
+		require.True(t, j.Accepted, j.JobID)
+	}
 }
 
 // planned runs a workload's clients to the end and returns what they
