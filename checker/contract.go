@@ -19,9 +19,10 @@ import (
 // appliedResult reports whether the state change s applied a worker's
 // result: its record carries a result pointer that the change put there (the
 // record before it pointed elsewhere), or that the result message its writer
-// was handling carried (a result applied again over its own pointer).
+// was handling carried (a result applied again over its own pointer). A
+// store that went back to an older copy of the job applied nothing.
 func (c *run) appliedResult(s history.StateChange) bool {
-	if s.ResultPtr == "" {
+	if s.ResultPtr == "" || c.restored(s) {
 		return false
 	}
 	if prev, _ := c.changeBefore(s.JobID, s.Step); prev.ResultPtr != s.ResultPtr {
@@ -29,6 +30,17 @@ func (c *run) appliedResult(s history.StateChange) bool {
 	}
 	st, ok := c.handling(s.Actor, s.Step)
 	return ok && st.ResultPtr == s.ResultPtr
+}
+
+// restored reports whether the change s is the store going back to an
+// older copy of the job (a loss of acknowledged writes), not a write.
+func (c *run) restored(s history.StateChange) bool {
+	for _, l := range c.in.History.StoreLosses {
+		if l.Step == s.Step && l.Affects(s.JobID) {
+			return true
+		}
+	}
+	return false
 }
 
 // changeBefore is the job's last state change before step: its record says

@@ -295,3 +295,17 @@ func checkersOf(vs []Violation) []string {
 	}
 	return out
 }
+
+// A store that went back to an older copy of the job (a loss of
+// acknowledged writes) brings the older record's result pointer back with
+// it: that is no result applied.
+func TestStoreGoingBackAppliesNoResult(t *testing.T) {
+	s, _, retry := retried()
+	s.move("store", "j1", engine.StateRetrying, 1, "d0", retry.ResultPtr) // the copy taken before the re-dispatch
+	s.h.States[len(s.h.States)-1].ResultPtr = retry.ResultPtr
+	s.h.States[len(s.h.States)-2].ResultPtr = ""
+	s.h.StoreLosses = []history.StoreLoss{{Step: s.step, Time: s.at(), Jobs: []string{"j1"}}}
+	require.Empty(t, only(s.check(), "result_of_current_dispatch"))
+	s.h.StoreLosses = nil
+	require.Len(t, only(s.check(), "result_of_current_dispatch"), 1, "the same move as a write")
+}
