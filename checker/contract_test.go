@@ -9,7 +9,9 @@ import (
 
 	"github.com/dispatchsim/dispatchsim/engine"
 	"github.com/dispatchsim/dispatchsim/history"
+	"github.com/dispatchsim/dispatchsim/sim"
 	"github.com/dispatchsim/dispatchsim/sut"
+	"github.com/dispatchsim/dispatchsim/systems/cordum"
 )
 
 // move commits job's move to state with the record the store then holds:
@@ -308,4 +310,59 @@ func TestStoreGoingBackAppliesNoResult(t *testing.T) {
 	require.Empty(t, only(s.check(), "result_of_current_dispatch"))
 	s.h.StoreLosses = nil
 	require.Len(t, only(s.check(), "result_of_current_dispatch"), 1, "the same move as a write")
+}
+
+// staleRetryInjector makes job j-1's first dispatch report a retryable
+// failure twice and holds the second copy back past the replayer's
+// re-dispatch, so it reaches the engine while the job runs its next
+// dispatch.
+type staleRetryInjector struct{ reported, held bool }
+
+func (s *staleRetryInjector) At(p *sim.Point) (sim.Fault, bool) {
+	switch {
+	case p.JobID != "j-1":
+	case p.Kind == history.PointWorker && !s.reported:
+		s.reported = true
+		return sim.Fault{Kind: "RetryableTwice", Effect: history.EffectRetryableResult, Also: []history.Effect{history.EffectDuplicateResult}}, true
+	case p.Kind == history.PointDeliver && p.Subject == engine.SubjectResult && s.reported && !s.held:
+		s.held = true
+		return sim.Fault{Kind: "DeliveryDelayed", Effect: history.EffectDelay, Duration: 90 * time.Second}, true
+	}
+	return sim.Fault{}, false
+}
+
+// The real engine meets the late copy of a retryable failure while the job
+// runs its next dispatch, and ignores it: the contract's checkers stay
+// quiet on the engine's history, though it holds the stale result settled
+// while the job was on a later generation. (With the engine's stale
+// generation check removed, result_of_current_dispatch finds the copy
+// applied.)
+func TestStaleResultOnTheRealEngineIsIgnored(t *testing.T) {
+	inj := &staleRetryInjector{}
+	w := sim.NewWorld(sim.Config{System: cordum.System{}, Seed: 3, Injector: inj, Workload: sim.Workload{Jobs: 1},
+		Workers: sim.WorkerProfile{JobDurationMin: 100 * time.Second, JobDurationMax: 100 * time.Second}})
+	res := w.Run()
+	require.NoError(t, res.Err)
+	require.True(t, inj.held, "the second copy was held back")
+	h := res.History
+	var stale *history.Settle
+	for i, s := range h.Settles {
+		if s.JobID != "j-1" || s.ResultPtr == "" || s.Gen != 0 {
+			continue
+		}
+		on := h.States[0]
+		for _, c := range h.States {
+			if c.JobID == "j-1" && c.Step <= s.Step && c.Actor != s.Actor {
+				on = c
+			}
+		}
+		if on.Gen == 1 && (on.To == w.Spec().Dispatched || on.To == w.Spec().Running) {
+			stale = &h.Settles[i]
+		}
+	}
+	require.NotNil(t, stale, "a result of dispatch 0 reached a handler while the job was on dispatch 1")
+	r := Check(Input{History: h, Final: res.Final, DLQ: res.DLQ, RunErr: res.Err, System: w.Spec()})
+	require.False(t, r.Failed(), r.Summary())
+	require.Equal(t, w.Spec().Succeeded, res.Final["j-1"].State)
+	require.Equal(t, 1, res.Final["j-1"].Gen)
 }
