@@ -297,14 +297,6 @@ type Execution struct {
 	Crashed bool          `json:",omitempty"`
 }
 
-// Until is when the execution stopped running, end when it never did
-// before the run stopped.
-func (e Execution) Until(end time.Duration) time.Duration {
-	if e.EndStep == 0 {
-		return end
-	}
-	return e.End
-}
 
 // FaultRecord is a fault that fired.
 type FaultRecord struct {

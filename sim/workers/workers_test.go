@@ -95,8 +95,7 @@ func TestWorkerRecordsWhenEachExecutionStopped(t *testing.T) {
 	require.Greater(t, done.EndStep, done.Step)
 	require.Equal(t, 25*time.Second, crashed.End)
 	require.True(t, crashed.Crashed)
-	require.Equal(t, 25*time.Second, crashed.Until(time.Minute))
-	require.Equal(t, time.Minute, history.Execution{}.Until(time.Minute), "never stopped: ran to the end")
+	require.Greater(t, crashed.EndStep, crashed.Step)
 
 	require.Len(t, h.Reports, 1, "the crashed job never reported")
 	_, msg := sys.Worker().Result(sut.Dispatch{JobID: "j-1", ID: "d-j-1"}, "w1", sut.Succeeded)
