@@ -231,6 +231,15 @@ type run struct {
 	jobIDs    []string
 	// byToken is the lock commands per token (leases), built on first use.
 	byToken []*lease
+	// settles are the handlers' settles by delivery actor, built on first use.
+	settles map[string][]history.Settle
+	// reports and executions are the workers' reports and executions by
+	// job, built on first use.
+	reports    map[string][]history.WorkerReport
+	executions map[string][]history.Execution
+	// uncoveredGens are the generations whose repeated copies exactly-once
+	// counts as uncovered re-publishes, built on first use.
+	uncoveredGens map[dispatchKey]bool
 	// tenantActive is each tenant's count of active jobs over the run,
 	// built when a guard first asks.
 	tenantActive map[string][]tenantCount
@@ -278,7 +287,7 @@ func Check(in Input) *Result {
 	checkAssumptions(c)
 	if len(c.out.Violations) == 0 {
 		for _, f := range []checkFunc{checkExactlyOnce, checkNoResurrection, checkAccounting, checkRefinement, checkLeasesRenewed, checkBackoff,
-			checkPlacement, checkLeastLoaded, checkAdmissionContract} {
+			checkPlacement, checkLeastLoaded, checkAdmissionContract, checkSuccessKept, checkNoConcurrentDispatches} {
 			f(c)
 		}
 		checkLinearizability(c)
@@ -300,11 +309,12 @@ func Check(in Input) *Result {
 
 // CheckInvariants judges only the safety properties that hold at every moment
 // of a run (exactly-once publish and execution, no resurrection, the
-// transition graph), so a driver can assert them after each step.
+// transition graph, no two dispatches of a job running at once), so a driver can assert them after each step.
 func CheckInvariants(in Input) []Violation {
 	c := newRun(in)
 	checkExactlyOnce(c)
 	checkNoResurrection(c)
+	checkNoConcurrentDispatches(c)
 	return c.out.Violations
 }
 

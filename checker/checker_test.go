@@ -64,9 +64,12 @@ func (s *story) publish(job string, gen int, outcome history.PublishOutcome) *st
 	return s
 }
 
+// execute runs a dispatch on w1 to its end within the step: a story's
+// executions are over before the commit that follows them.
 func (s *story) execute(job string, gen int, dispatchID string) *story {
 	s.tick()
-	s.h.Executions = append(s.h.Executions, history.Execution{Step: s.step, Time: s.at(), Worker: "w1", JobID: job, Gen: gen, DispatchID: dispatchID})
+	s.h.Executions = append(s.h.Executions, history.Execution{Step: s.step, Time: s.at(), Worker: "w1", JobID: job, Gen: gen,
+		DispatchID: dispatchID, End: s.at(), EndStep: s.step})
 	return s
 }
 

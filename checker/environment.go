@@ -58,7 +58,7 @@ func attributeToEnvironment(c *run) {
 // the run, whatever step they name: a loss at any time may have changed it.
 var finalRecordCheckers = map[string]bool{
 	"attempts": true, "dlq_root_cause": true, "no_job_lost": true, "dlq_announced": true, "job_succeeded": true,
-	"job_terminal": true, "record_matches_result": true, "dlq_entry": true,
+	"job_terminal": true, "record_matches_result": true, "dlq_entry": true, "success_result_kept": true,
 }
 
 func affectedAnywhere(losses []history.StoreLoss, id string) bool {

@@ -42,20 +42,8 @@ const defaultBrokerDedupWindow = 2 * time.Minute
 // legitimate only after as many RETRYING commits. Each finding names the layer
 // that failed to de-duplicate.
 func checkExactlyOnce(c *run) {
-	stored := map[dispatchKey][]history.PublishRecord{}
+	stored, keys := c.storedDispatches()
 	uncovered := map[dispatchKey]bool{}
-	var keys []dispatchKey
-	for _, p := range c.in.History.Publishes {
-		if !p.Dispatch || !p.Stored() || p.JobID == "" {
-			continue
-		}
-		k := dispatchKey{p.JobID, p.Gen}
-		if _, ok := stored[k]; !ok {
-			keys = append(keys, k)
-		}
-		stored[k] = append(stored[k], p)
-	}
-	sortKeys(keys)
 	for _, k := range keys {
 		ps := stored[k]
 		if len(ps) > 1 && c.uncovered(ps) {
@@ -110,6 +98,25 @@ func checkExactlyOnce(c *run) {
 				k.job, k.gen, layer, why)
 		}
 	}
+}
+
+// storedDispatches are the dispatches the broker stored, by job and
+// generation, with their keys in order.
+func (c *run) storedDispatches() (map[dispatchKey][]history.PublishRecord, []dispatchKey) {
+	stored := map[dispatchKey][]history.PublishRecord{}
+	var keys []dispatchKey
+	for _, p := range c.in.History.Publishes {
+		if !p.Dispatch || !p.Stored() || p.JobID == "" {
+			continue
+		}
+		k := dispatchKey{p.JobID, p.Gen}
+		if _, ok := stored[k]; !ok {
+			keys = append(keys, k)
+		}
+		stored[k] = append(stored[k], p)
+	}
+	sortKeys(keys)
+	return stored, keys
 }
 
 // uncovered reports whether every repeat of a dispatch follows an ambiguous

@@ -59,6 +59,8 @@ type Guard struct {
 var Guards = []Guard{
 	{Name: "record_matches_result", On: CommitState, Says: "a SUCCEEDED record, or a FAILED one whose cause is a worker's failure, carries the result the executing worker reported",
 		Applies: func(s sut.Spec) bool { return s.Succeeded != "" }, Enabled: recordMatchesResult},
+	{Name: "result_of_current_dispatch", On: CommitState, Says: "a move on a worker's result applies a result of the dispatch the job is on: its generation, and its dispatch id unless that id never ran",
+		Applies: func(sut.Spec) bool { return true }, Enabled: resultOfCurrentDispatch},
 	{Name: "dlq_entry", On: CommitState, Says: "a FAILED or TIMEOUT job has a DLQ entry with that status and the state it left (a timeout's reason names that state's timeout)",
 		Applies: func(s sut.Spec) bool { return s.Failed != "" }, Enabled: dlqEntryMatches},
 	{Name: "dlq_entry", On: CommitDLQ, Says: "only a job that ended FAILED or TIMEOUT has a DLQ entry",

@@ -6,6 +6,7 @@
 package history
 
 import (
+	"hash/fnv"
 	"time"
 
 	"github.com/dispatchsim/dispatchsim/sut"
@@ -83,6 +84,13 @@ type StateChange struct {
 	// time: a writer's clock was read no later, so a fault that delayed the
 	// command (latency, a pause) sits between Sent and Time.
 	Sent time.Duration
+	// Gen, DispatchID and ResultPtr are the job's record right after the
+	// change (sut.JobFact): the dispatch it is on and the result it
+	// points at. The change before it in the history holds the dispatch
+	// the job was on when this one was written.
+	Gen        int    `json:",omitempty"`
+	DispatchID string `json:",omitempty"`
+	ResultPtr  string `json:",omitempty"`
 }
 
 // LockEvent is a command on a job's lock under Token (Op: take, renew,
@@ -138,6 +146,15 @@ type Settle struct {
 	Outcome SettleOutcome
 	// Delay is the redelivery delay a NAK asked for.
 	Delay time.Duration `json:",omitempty"`
+	// Gen and ResultPtr are what the message said (its sut.MessageFact):
+	// the dispatch generation it names (the one a worker's result reports
+	// on) and, for a result, where the result is ("" for other messages).
+	Gen       int    `json:",omitempty"`
+	ResultPtr string `json:",omitempty"`
+	// Message is the digest of the message's bytes (MessageDigest), as
+	// WorkerReport.Message holds it: for a worker's result, which report
+	// the handler settled. 0 for a dispatch or a cancel.
+	Message uint64 `json:",omitempty"`
 }
 
 // StoreLoss is the store forgetting every write it acknowledged after Since:
@@ -179,6 +196,17 @@ type WorkerReport struct {
 	DispatchID string
 	Outcome    string // sut.Outcome
 	ResultPtr  string
+	// Message is the digest of the result message's bytes (MessageDigest):
+	// the settles of its deliveries carry the same.
+	Message uint64 `json:",omitempty"`
+}
+
+// MessageDigest names a message by its bytes (FNV-64a), so a report and the
+// settles of its deliveries can be matched.
+func MessageDigest(data []byte) uint64 {
+	h := fnv.New64a()
+	_, _ = h.Write(data) // never fails
+	return h.Sum64()
 }
 
 // RoutingChange is the routing in force from Time on: on every replica, or
@@ -252,6 +280,7 @@ func (p PublishRecord) Stored() bool {
 }
 
 // Execution is a worker running a job: the side effect exactly-once is about.
+// It runs from Time until End, in true time.
 type Execution struct {
 	Step       uint64
 	Time       time.Duration
@@ -259,7 +288,15 @@ type Execution struct {
 	JobID      string
 	Gen        int
 	DispatchID string
+	// End and EndStep are when the worker stopped running the job: it
+	// finished the work (before it reported, so a late result does not
+	// lengthen it), or its process crashed (Crashed). Zero: it was still
+	// running when the run stopped.
+	End     time.Duration `json:",omitempty"`
+	EndStep uint64        `json:",omitempty"`
+	Crashed bool          `json:",omitempty"`
 }
+
 
 // FaultRecord is a fault that fired.
 type FaultRecord struct {

@@ -24,6 +24,21 @@ func TestWorldRunsJobsToTheEndWithoutFaults(t *testing.T) {
 	}
 	require.Equal(t, 50, succeeded, "trace tail:\n%s", kernel.Tail(w.Trace().Bytes(), 40))
 	require.Len(t, res.History.Executions, 50)
+	// Each committed change carries the record it left (its dispatch and
+	// result), and each execution stopped before the run did.
+	last := map[string]int{}
+	for i, s := range res.History.States {
+		last[s.JobID] = i
+	}
+	for id, i := range last {
+		s, f := res.History.States[i], res.Final[id]
+		require.Equal(t, []any{f.Gen, f.DispatchID, f.ResultPtr}, []any{s.Gen, s.DispatchID, s.ResultPtr}, id)
+		require.NotEmpty(t, s.ResultPtr, id)
+	}
+	for _, e := range res.History.Executions {
+		require.NotZero(t, e.EndStep, e.JobID)
+		require.False(t, e.Crashed, e.JobID)
+	}
 	t.Logf("steps=%d lines=%d redis=%+v end=%s", res.Steps, w.Trace().Lines(), res.History.Redis, res.History.End)
 }
 

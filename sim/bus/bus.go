@@ -134,6 +134,12 @@ type message struct {
 	// heartbeat marks worker load reports, which have their own fault kind.
 	heartbeat bool
 	cancel    bool
+	// gen and resultPtr are what a result message reports on (its fact).
+	gen       int
+	resultPtr string
+	// digest names a job message that is neither a dispatch nor a cancel
+	// (a worker's result, a job request) by its bytes (history.MessageDigest).
+	digest uint64
 
 	// the data decoded by a typedHandler, kept for the next delivery
 	valueType reflect.Type
@@ -289,7 +295,11 @@ func (b *Bus) duplicate(id string) bool {
 
 func (b *Bus) store(subject string, msg sut.Message, fact sut.MessageFact) {
 	b.seq++
-	m := &message{seq: b.seq, subject: subject, id: msg.ID, data: msg.Data, jobID: fact.JobID, heartbeat: fact.Heartbeat, cancel: fact.Cancel}
+	m := &message{seq: b.seq, subject: subject, id: msg.ID, data: msg.Data, jobID: fact.JobID, heartbeat: fact.Heartbeat, cancel: fact.Cancel,
+		gen: fact.Gen, resultPtr: fact.ResultPtr}
+	if fact.JobID != "" && !fact.Dispatch && !fact.Cancel {
+		m.digest = history.MessageDigest(msg.Data) // a worker's result, a job request
+	}
 	if msg.ID != "" {
 		b.seen[msg.ID] = b.k.Now()
 	}
@@ -444,7 +454,8 @@ func (b *Bus) recordSettle(a *kernel.Actor, m *message, settle sut.Settle) {
 		outcome = history.SettleDrop
 	}
 	b.hist.Settles = append(b.hist.Settles, history.Settle{Step: b.k.Step(), Time: b.k.Now(), Actor: a.Name(),
-		Subject: m.subject, MsgID: m.id, JobID: m.jobID, Cancel: m.cancel, Outcome: outcome, Delay: settle.NakDelay})
+		Subject: m.subject, MsgID: m.id, JobID: m.jobID, Cancel: m.cancel, Outcome: outcome, Delay: settle.NakDelay,
+		Gen: m.gen, ResultPtr: m.resultPtr, Message: m.digest})
 }
 
 // deliveryName is the delivery actor's name, "subject#seq.count".

@@ -324,3 +324,25 @@ func TestBusDelayedDeliveryGoesToTheRestartedProcess(t *testing.T) {
 	require.Empty(t, before.at, "the process that is gone ran no handler")
 	require.Equal(t, []time.Duration{10 * time.Second}, after.at, "the restarted process took it when it fell due")
 }
+
+// A handler's settle of a worker's result names the result: the generation
+// and pointer the message carries and its bytes' digest, the worker's report
+// holds the same; a cancel's settle carries none.
+func TestSettleNamesTheResultItSettled(t *testing.T) {
+	w := busWorld(t, history.BusConfig{})
+	sys := cordum.System{}
+	_, result := sys.Worker().Result(sut.Dispatch{JobID: "j-1", Gen: 2, ID: "d-2"}, "w1", sut.Succeeded)
+	w.bus.Subscribe("sys.job.>", "q", "replica-1", func(context.Context, []byte) sut.Settle { return sut.Ack() })
+	w.k.Spawn("worker-w1", "report", func(ctx context.Context) {
+		_ = w.bus.Publisher("worker-w1").Publish(ctx, "sys.job.result", result)
+		_ = w.bus.Publisher("worker-w1").Publish(ctx, "sys.job.cancel", sut.Message{Data: []byte(`{"job_id":"j-1"}`)})
+	})
+	require.NoError(t, w.k.Run(time.Hour, nil))
+	require.Len(t, w.hist.Settles, 2)
+	got := w.hist.Settles[0]
+	require.Equal(t, 2, got.Gen)
+	require.Equal(t, "mem://j-1/d-2", got.ResultPtr)
+	require.Equal(t, history.MessageDigest(result.Data), got.Message)
+	require.True(t, w.hist.Settles[1].Cancel)
+	require.Zero(t, w.hist.Settles[1].Message, "a cancel is no result")
+}

@@ -174,7 +174,8 @@ func (s *Store) Lose(snap Snapshot, actor string) (history.StoreLoss, error) {
 		}
 		s.states[id] = observed{state: job.State, version: job.Version}
 		s.hist.States = append(s.hist.States, history.StateChange{Step: s.k.Step(), Time: s.k.Now(), Actor: actor,
-			JobID: id, From: prev.state, To: job.State, Version: job.Version, Sent: s.k.Now()})
+			JobID: id, From: prev.state, To: job.State, Version: job.Version, Sent: s.k.Now(),
+			Gen: job.Gen, DispatchID: job.DispatchID, ResultPtr: job.ResultPtr})
 		s.k.Tracef(actor, "state %s %s -> %s v%d (store lost writes)", id, history.StateOrNone(prev.state),
 			history.StateOrNone(job.State), job.Version)
 		if job.State == "" {

@@ -380,7 +380,8 @@ func (h *storeHook) observe(a *kernel.Actor, cmd redis.Cmder, err error, sent ti
 		}
 		h.s.states[id] = observed{state: st, version: v}
 		s.hist.States = append(s.hist.States, history.StateChange{Step: s.k.Step(), Time: s.k.Now(), Actor: a.Name(),
-			JobID: id, From: prev.state, To: st, Version: v, Sent: sent, Token: fact.Token, Holder: h.lockHolder(id)})
+			JobID: id, From: prev.state, To: st, Version: v, Sent: sent, Token: fact.Token, Holder: h.lockHolder(id),
+			Gen: job.Gen, DispatchID: job.DispatchID, ResultPtr: job.ResultPtr})
 		s.k.Tracef(a.Name(), "state %s %s -> %s v%d", id, history.StateOrNone(prev.state), st, v)
 		s.noteState(id, st)
 	}

@@ -123,6 +123,9 @@ type worker struct {
 	active int
 	seen   map[string]bool
 	starts int
+	// running are the indexes in the history's executions of the jobs this
+	// process runs now: a crash ends them.
+	running []int
 	// gate is the system's idempotent consumer, if it has one.
 	gate sut.DispatchGate
 }
@@ -192,8 +195,10 @@ func (wk *worker) run(ctx context.Context, pkt sut.Dispatch) {
 	hist := fl.env.History
 	a := kernel.ActorOf(ctx)
 	prof := fl.prof
+	ex := len(hist.Executions)
 	hist.Executions = append(hist.Executions, history.Execution{Step: k.Step(), Time: k.Now(), Worker: wk.spec.ID,
 		JobID: pkt.JobID, Gen: pkt.Gen, DispatchID: pkt.ID})
+	wk.running = append(wk.running, ex)
 	k.Tracef(a.Name(), "execute %s gen=%d", pkt.JobID, pkt.Gen)
 	span := int64(prof.JobDurationMax - prof.JobDurationMin)
 	d := prof.JobDurationMin
@@ -201,6 +206,7 @@ func (wk *worker) run(ctx context.Context, pkt sut.Dispatch) {
 		d += time.Duration(wk.rng.Int64N(span))
 	}
 	a.SleepUntil(k.Now() + d)
+	wk.ended(ex, false)
 
 	status := sut.Succeeded
 	switch r := wk.rng.Float64(); {
@@ -238,7 +244,7 @@ func (wk *worker) run(ctx context.Context, pkt sut.Dispatch) {
 		// publish returns to the worker.
 		hist.Reports = append(hist.Reports, history.WorkerReport{Step: k.Step(), Time: k.Now(), Worker: wk.spec.ID,
 			JobID: pkt.JobID, Gen: pkt.Gen, DispatchID: pkt.ID, Outcome: string(st),
-			ResultPtr: fl.env.Observer.Message(subject, msg.Data).ResultPtr})
+			ResultPtr: fl.env.Observer.Message(subject, msg.Data).ResultPtr, Message: history.MessageDigest(msg.Data)})
 		for try := 0; try < 5; try++ {
 			if err := pub.Publish(ctx, subject, msg); err == nil {
 				break
@@ -249,11 +255,28 @@ func (wk *worker) run(ctx context.Context, pkt sut.Dispatch) {
 	wk.active--
 }
 
+// ended records that the execution at index ex of the history stopped now:
+// its work done, or its process crashed.
+func (wk *worker) ended(ex int, crashed bool) {
+	k, hist := wk.fleet.env.Kernel, wk.fleet.env.History
+	e := &hist.Executions[ex]
+	e.End, e.EndStep, e.Crashed = k.Now(), k.Step(), crashed
+	for i, r := range wk.running {
+		if r == ex {
+			wk.running = append(wk.running[:i], wk.running[i+1:]...)
+			break
+		}
+	}
+}
+
 // crash takes the worker down: in-flight jobs are lost, and it restarts later.
 func (wk *worker) crash() {
 	k := wk.fleet.env.Kernel
 	if k.Group(wk.group).Crashed() {
 		return
+	}
+	for len(wk.running) > 0 {
+		wk.ended(wk.running[0], true)
 	}
 	k.CrashGroup(wk.group)
 	k.Tracef(wk.group, "worker crashed")

@@ -3,6 +3,7 @@ package workers
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"testing"
 	"time"
 
@@ -58,4 +59,45 @@ func TestWorkerRunsADispatchOncePerLifetime(t *testing.T) {
 	require.Equal(t, "DriverCrash", h.Faults[0].Kind)
 	require.Equal(t, 1, fleet.Len())
 	require.False(t, k.Group("worker-w1").Crashed(), "restarted")
+}
+
+// Each execution records when it stopped: its work done (before the report,
+// which names its message's bytes), or its worker crashed mid-job.
+func TestWorkerRecordsWhenEachExecutionStopped(t *testing.T) {
+	sys := cordum.System{}
+	env, _, _ := kerneltest.NewEnv(t, 1, false, sys.Observer())
+	s := store.New(env, sys.Spec(sut.Options{}))
+	t.Cleanup(s.Close)
+	b := bus.New(env, history.BusConfig{})
+	fleet := New(env, b, s, sys.Worker(), []Spec{{ID: "w1", Pool: "general", MaxParallel: 2}},
+		Profile{JobDurationMin: 10 * time.Second, JobDurationMax: 10 * time.Second})
+	fleet.Start()
+	k := env.Kernel
+	for i, at := range []time.Duration{time.Second, 20 * time.Second} {
+		job := fmt.Sprintf("j-%d", i+1)
+		data, err := json.Marshal(engine.JobPacket{JobID: job, Topic: "default", DispatchID: "d-" + job})
+		require.NoError(t, err)
+		k.At(at, func() {
+			k.Spawn("replica-1", "dispatch", func(ctx context.Context) {
+				require.NoError(t, s.Client("replica-1").HSet(ctx, "job:"+job, "state", "DISPATCHED", "dispatch_gen", 0).Err())
+				_ = b.Publisher("replica-1").Publish(ctx, sys.Worker().Subject("w1"), sut.Message{Data: data})
+			})
+		})
+	}
+	k.At(25*time.Second, func() { fleet.Crash(0) })
+	require.NoError(t, k.Run(time.Minute, nil))
+
+	h := env.History
+	require.Len(t, h.Executions, 2)
+	done, crashed := h.Executions[0], h.Executions[1]
+	require.Equal(t, done.Time+10*time.Second, done.End)
+	require.False(t, done.Crashed)
+	require.Greater(t, done.EndStep, done.Step)
+	require.Equal(t, 25*time.Second, crashed.End)
+	require.True(t, crashed.Crashed)
+	require.Greater(t, crashed.EndStep, crashed.Step)
+
+	require.Len(t, h.Reports, 1, "the crashed job never reported")
+	_, msg := sys.Worker().Result(sut.Dispatch{JobID: "j-1", ID: "d-j-1"}, "w1", sut.Succeeded)
+	require.Equal(t, history.MessageDigest(msg.Data), h.Reports[0].Message)
 }
