@@ -130,10 +130,8 @@ func TestTerminalOverwriteIsCaught(t *testing.T) {
 // topic-timeouts jobs outlive their 20s lease, are put back and dispatched
 // again, and the first execution's result arrives while the second runs.
 // The store then records a result pointer of another dispatch than the
-// job's current one: that is the ground truth the test checks the defect
-// reached. Which checker must flag it is not settled: the checker "a result
-// is applied only to the dispatch that produced it" is being written, and
-// until one exists the test skips.
+// job's current one (the ground truth the test checks the defect reached),
+// and result_of_current_dispatch must name that job.
 func TestStaleResultAppliedIsCaught(t *testing.T) {
 	var stale []string
 	for seed := uint64(7100); seed < 7103; seed++ {
@@ -146,7 +144,7 @@ func TestStaleResultAppliedIsCaught(t *testing.T) {
 			}
 		}
 		for _, v := range o.Result.Violations {
-			if reached[v.Job] {
+			if reached[v.Job] && v.Checker == "result_of_current_dispatch" {
 				t.Logf("%s caught by %s on %s", o.System, v.Checker, o.ReplayLine())
 				return
 			}
@@ -156,8 +154,8 @@ func TestStaleResultAppliedIsCaught(t *testing.T) {
 	if len(stale) == 0 {
 		t.Fatal("the defect was never reached: no job ended with another dispatch's result")
 	}
-	t.Skipf("%d jobs ended SUCCEEDED with the result of an earlier dispatch (%s) and no checker flagged them: "+
-		"waiting for the checker \"a result is applied only to the dispatch that produced it\"", len(stale), strings.Join(stale, ", "))
+	t.Fatalf("%d jobs ended SUCCEEDED with the result of an earlier dispatch (%s) and result_of_current_dispatch "+
+		"flagged none of them", len(stale), strings.Join(stale, ", "))
 }
 
 // The correct queue never ends a job with another dispatch's result.
