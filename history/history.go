@@ -297,7 +297,6 @@ type Execution struct {
 	Crashed bool          `json:",omitempty"`
 }
 
-
 // FaultRecord is a fault that fired.
 type FaultRecord struct {
 	Step   uint64
