@@ -2,6 +2,7 @@ package checker
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/dispatchsim/dispatchsim/history"
 	"github.com/dispatchsim/dispatchsim/sut"
@@ -324,6 +325,9 @@ func checkNoConcurrentDispatches(c *run) {
 				if a.EndStep != 0 && a.EndStep < b.Step {
 					continue // a stopped before b started
 				}
+				if c.redispatchedAfterLease(job, a.Gen, b.Gen) {
+					continue
+				}
 				still := fmt.Sprintf("was still running when the run stopped at %s", end)
 				if a.EndStep != 0 {
 					still = fmt.Sprintf("ran until %s (step %d)", a.End, a.EndStep)
@@ -338,6 +342,30 @@ func checkNoConcurrentDispatches(c *run) {
 			}
 		}
 	}
+}
+
+// redispatchedAfterLease: the spec allows a dispatch to run beside a later
+// one (Spec.RedispatchAfterLease), and the later generation entered the
+// dispatched state a whole lease (the job's dispatch timeout) after the
+// earlier one did, in true time. Nothing shorter is excused.
+func (c *run) redispatchedAfterLease(job string, earlier, later int) bool {
+	if !c.in.System.RedispatchAfterLease || earlier == later {
+		return false
+	}
+	var from, to time.Duration
+	var haveFrom, haveTo bool
+	for _, s := range c.jobStates[job] {
+		if !c.in.System.Entered(s.From, s.To, c.in.System.Dispatched) {
+			continue
+		}
+		switch {
+		case s.Gen == earlier && !haveFrom:
+			from, haveFrom = s.Time, true
+		case s.Gen == later && !haveTo:
+			to, haveTo = s.Time, true
+		}
+	}
+	return haveFrom && haveTo && to-from >= c.dispatchTimeout(job)
 }
 
 // uncoveredDispatches are the generations whose repeated stored copies

@@ -366,3 +366,30 @@ func TestStaleResultOnTheRealEngineIsIgnored(t *testing.T) {
 	require.Equal(t, w.Spec().Succeeded, res.Final["j-1"].State)
 	require.Equal(t, 1, res.Final["j-1"].Gen)
 }
+
+// A system that redispatches after a lease (Spec.RedispatchAfterLease) may
+// run a later dispatch beside the earlier one, but only once the later was
+// dispatched a whole lease after the earlier: sooner is still a finding, and
+// a system that does not declare it is held to no overlap at all.
+func TestRedispatchAfterLeaseExcusesOnlyAWholeLease(t *testing.T) {
+	const name = "no_concurrent_dispatches"
+	lease := cordumSpec.DispatchTimeout
+	build := func(wait time.Duration) *story {
+		s := newStory().dispatched("j1", 0, "d0")
+		s.begin("w1", "j1", 0, "d0")
+		s.wait(wait)
+		s.move("r1/reaper", "j1", engine.StateRetrying, 1, "d0", "").move("r1/claim", "j1", engine.StateScheduled, 1, "d0", "").
+			move("r1/claim", "j1", engine.StateDispatched, 1, "d1", "")
+		s.begin("w2", "j1", 1, "d1")
+		return s
+	}
+	check := func(s *story, allow bool) []Violation {
+		spec := cordumSpec
+		spec.RedispatchAfterLease = allow
+		s.h.End = s.at() + time.Second
+		return only(Check(Input{History: &s.h, Final: s.final, System: spec}), name)
+	}
+	require.Empty(t, check(build(lease), true), "dispatched again a whole lease later")
+	require.Len(t, check(build(lease-5*time.Second), true), 1, "dispatched again before the lease ran out")
+	require.Len(t, check(build(lease), false), 1, "the spec does not allow it")
+}

@@ -142,6 +142,13 @@ type Spec struct {
 	// the spec names every code it files, so a suite asks some seed to reach
 	// dlq_<code> only of a system that has the code.
 	DLQReasons []string
+	// RedispatchAfterLease is true when a dispatch whose lease (the
+	// dispatch timeout of its topic) ran out is dispatched again without
+	// waiting for the first to end, as a queue with a visibility timeout
+	// does: two dispatches of one job may then run at once, but only once
+	// the later was dispatched a whole lease after the earlier (false: they
+	// never overlap).
+	RedispatchAfterLease bool
 	// ReplicaWritesPerJob is about how many store writes the replicas make
 	// per job over a run without faults, background passes included (0:
 	// unknown, taken to be as many as Cordum's engine makes, which the fault

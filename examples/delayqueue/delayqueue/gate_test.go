@@ -2,7 +2,10 @@ package delayqueue
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
@@ -193,4 +196,63 @@ func TestCommandLine(t *testing.T) {
 	if code != 1 {
 		t.Fatalf("the planted defect: exit %d, want 1 (safety)\n%s%s", code, out.String(), errs.String())
 	}
+}
+
+// The release gate through the command line, as CI runs it: the correct
+// queue passes (exit 0), and each planted defect fails it (exit 1) with the
+// checker that names the defect among its failure groups.
+func TestReleaseGate(t *testing.T) {
+	if testing.Short() {
+		t.Skip("the release suite four times")
+	}
+	all := []sut.System{System{}, System{Defect: PublishBeforeWrite}, System{Defect: TerminalOverwrite},
+		System{Defect: StaleResultApplied}}
+	for _, c := range []struct {
+		sys     System
+		code    int
+		checker string
+	}{
+		{System{}, 0, ""},
+		{System{Defect: PublishBeforeWrite}, 1, "exactly_once_publish"},
+		{System{Defect: TerminalOverwrite}, 1, "no_resurrection"},
+		{System{Defect: StaleResultApplied}, 1, "result_of_current_dispatch"},
+	} {
+		t.Run(c.sys.Name(), func(t *testing.T) {
+			dir := t.TempDir()
+			var out, errs bytes.Buffer
+			code := simrun.Run([]string{"run", "--system", c.sys.Name(), "--suite", "release", "-j", "1", "--out", dir},
+				nil, &out, &errs, all...)
+			if code != c.code {
+				t.Fatalf("exit %d, want %d\n%s", code, c.code, tail(out.String()))
+			}
+			b, err := os.ReadFile(filepath.Join(dir, "summary.json"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var sum struct {
+				Seeds []struct {
+					Violations []struct{ Checker string } `json:"violations"`
+				} `json:"seeds"`
+			}
+			if err := json.Unmarshal(b, &sum); err != nil {
+				t.Fatal(err)
+			}
+			found := c.checker == ""
+			for _, s := range sum.Seeds {
+				for _, v := range s.Violations {
+					found = found || v.Checker == c.checker
+				}
+			}
+			if !found {
+				t.Fatalf("no seed failed %s\n%s", c.checker, tail(out.String()))
+			}
+		})
+	}
+}
+
+func tail(s string) string {
+	if len(s) > 3000 {
+		return s[len(s)-3000:]
+	}
+	return s
 }

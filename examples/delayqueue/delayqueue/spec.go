@@ -11,7 +11,8 @@ import (
 // counts an attempt (Scheduled and Dispatched are one state), every entry
 // into QUEUED earns the next claim a new generation (Retrying), and there is
 // no running state: the lease (the dispatch timeout) covers the execution.
-// The gateway writes cancels. It has no job lock, no tenant caps, no run
+// The gateway writes cancels, and a dispatch whose lease ran out is claimed
+// again while its worker may still run it. It has no job lock, no tenant caps, no run
 // admission, no DLQ announcement and no requirement matching; it places jobs
 // round robin, not by load.
 func (System) Spec(o sut.Options) sut.Spec {
@@ -37,6 +38,9 @@ func (System) Spec(o sut.Options) sut.Spec {
 		RunAdmission:          false,
 		// The gateway writes a cancel itself; no replica ever does.
 		Cancels: sut.CancelByGateway,
+		// The reaper puts a dispatch whose lease ran out back in the queue
+		// while its worker may still run it: a visibility timeout.
+		RedispatchAfterLease: true,
 		Metrics: sut.Metrics{Published: "delayqueue_dispatch_published_total", Branches: map[string]string{
 			"delayqueue_result_ignored_total": "result_ignored",
 			"delayqueue_requeued_total":       "requeued",
