@@ -145,6 +145,9 @@ func WriteIndex(w io.Writer, s *Summary) error {
 		{"seed time", fmt.Sprintf("%.1fs (checking %.1fs)", wall, check)},
 		{"exit code", fmt.Sprint(v.ExitCode)},
 	}
+	if len(s.NotApplicable) > 0 {
+		v.Totals = append(v.Totals, Option{"cases not applicable", fmt.Sprintf("%d (listed with why under Cases)", len(s.NotApplicable))})
+	}
 	if s.NotRun > 0 {
 		v.Totals = append(v.Totals, Option{"seeds not run", fmt.Sprint(s.NotRun)})
 	}

@@ -174,4 +174,5 @@ func TestNotApplicableCasesAreListed(t *testing.T) {
 	require.NoError(t, WriteIndex(&buf, s))
 	require.Contains(t, buf.String(), "its point is tenant caps, which q does not have")
 	require.Regexp(t, `(?s)<b>tenants</b>.*not applicable`, buf.String())
+	require.Contains(t, buf.String(), "cases not applicable")
 }
