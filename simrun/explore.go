@@ -144,16 +144,10 @@ func exploreCmd(cmd *cobra.Command, f exploreFlags) error {
 	stdout, stderr := cmd.OutOrStdout(), cmd.ErrOrStderr()
 	fmt.Fprintf(stderr, "explore: swarm seeds from %d (%s), shard %s, budget %s\n", first, day.Format(time.DateOnly),
 		orAll(sh.String()), f.budget)
-	n, movedTo, err := cleanOutDir(f.out, false)
+	workers, intr, err := startRun(stderr, f.out, false, min(f.jobs, len(tasks)))
 	if err != nil {
-		return usageErrorf("--out %s: clear the previous run: %v", f.out, err)
+		return err
 	}
-	reportCleared(stderr, f.out, n, movedTo)
-	workers, err := startWorkers(min(f.jobs, len(tasks)), f.out)
-	if err != nil {
-		return &exitError{code: exitUsage, err: err}
-	}
-	intr := watchInterrupts(stderr, workers)
 	defer intr.release()
 	start := time.Now() // determinism-ok: wall time is a reported figure
 	rf := runFlags{budget: f.budget, allowIncomplete: true, maxArtifacts: 0}

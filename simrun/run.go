@@ -131,17 +131,10 @@ func runSuite(cmd *cobra.Command, f runFlags) error {
 		return usageErrorf("shard %s of %s has no seeds", sh, sel.Name)
 	}
 	stdout, stderr := cmd.OutOrStdout(), cmd.ErrOrStderr()
-	n, movedTo, err := cleanOutDir(f.out, f.discardPrevious)
+	workers, intr, err := startRun(stderr, f.out, f.discardPrevious, min(f.jobs, len(tasks)))
 	if err != nil {
-		return usageErrorf("--out %s: clear the previous run: %v", f.out, err)
+		return err
 	}
-	reportCleared(stderr, f.out, n, movedTo)
-
-	workers, err := startWorkers(min(f.jobs, len(tasks)), f.out)
-	if err != nil {
-		return &exitError{code: exitUsage, err: err}
-	}
-	intr := watchInterrupts(stderr, workers)
 	defer intr.release()
 
 	start := time.Now() // determinism-ok: wall time is a reported figure
@@ -388,6 +381,21 @@ func (rs *seedRuns) failures() []string {
 		out[k] = rs.told[i]
 	}
 	return out
+}
+
+// startRun clears out of a previous run's outputs (moved aside unless
+// discard), starts n workers writing there and watches for interrupts.
+func startRun(stderr io.Writer, out string, discard bool, n int) ([]worker, *interrupts, error) {
+	moved, movedTo, err := cleanOutDir(out, discard)
+	if err != nil {
+		return nil, nil, usageErrorf("--out %s: clear the previous run: %v", out, err)
+	}
+	reportCleared(stderr, out, moved, movedTo)
+	workers, err := startWorkers(n, out)
+	if err != nil {
+		return nil, nil, &exitError{code: exitUsage, err: err}
+	}
+	return workers, watchInterrupts(stderr, workers), nil
 }
 
 func startWorkers(n int, out string) ([]worker, error) {

@@ -94,6 +94,20 @@ func (c StoreCommand) Key(i int) string { return at(c.Keys, i) }
 // Arg is the i-th argument, "" when there is none.
 func (c StoreCommand) Arg(i int) string { return at(c.Args, i) }
 
+// Named lists the keys and arguments that match, keys first, in the order
+// sent: the job keys a write names, for Observer.Touched.
+func (c StoreCommand) Named(match func(string) bool) []string {
+	var out []string
+	for _, list := range [][]string{c.Keys, c.Args} {
+		for _, s := range list {
+			if match(s) {
+				out = append(out, s)
+			}
+		}
+	}
+	return out
+}
+
 // IsScript reports whether the command runs the named script.
 func (c StoreCommand) IsScript(name string) bool { return c.Script != "" && c.Script == name }
 

@@ -33,16 +33,10 @@ func (observer) Scripts() map[string]string { return engine.ScriptHashes() }
 
 // Touched: the engine's scripts name every job key they write.
 func (o observer) Touched(_ sut.View, c sut.StoreCommand) []string {
-	var keys []string
-	for _, list := range [][]string{c.Keys, c.Args} {
-		for _, key := range list {
-			if _, job := o.JobKey(key); job {
-				keys = append(keys, key)
-			}
-		}
-	}
-	return keys
+	return c.Named(o.isJobKey)
 }
+
+func (o observer) isJobKey(key string) bool { _, ok := o.JobKey(key); return ok }
 
 // jobHash is the job record's layout.
 var jobHash = sut.HashJob{State: "state", Version: "version", Attempts: "attempts", Gen: "dispatch_gen",

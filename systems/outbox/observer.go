@@ -23,19 +23,14 @@ func (observer) JobKey(key string) (string, bool) {
 	return id, ok && id != ""
 }
 
+func (o observer) isJobKey(key string) bool { _, ok := o.JobKey(key); return ok }
+
 func (observer) Scripts() map[string]string { return dispatch.ScriptHashes() }
 
 // Touched: the job keys a write names, and for the relay's mark-sent the job
 // its outbox entry belongs to (the script moves it DISPATCHED -> RUNNING).
 func (o observer) Touched(v sut.View, c sut.StoreCommand) []string {
-	var keys []string
-	for _, list := range [][]string{c.Keys, c.Args} {
-		for _, key := range list {
-			if _, job := o.JobKey(key); job {
-				keys = append(keys, key)
-			}
-		}
-	}
+	keys := c.Named(o.isJobKey)
 	if c.IsScript(dispatch.ScriptMarkSent) {
 		if id := v.Field(c.Key(0), "job_id"); id != "" {
 			keys = append(keys, jobPrefix+id)

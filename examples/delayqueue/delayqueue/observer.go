@@ -19,20 +19,15 @@ func (observer) JobKey(key string) (string, bool) {
 	return id, ok && id != ""
 }
 
+func (o observer) isJobKey(key string) bool { _, ok := o.JobKey(key); return ok }
+
 // Scripts names the queue's scripts, those of the system's planted defect.
 func (o observer) Scripts() map[string]string { return queue.ScriptHashes(o.defect) }
 
 // Touched: the job keys a write names; the claim reaches its jobs through
 // the ready set and leaves each one it took in the dispatched set.
 func (o observer) Touched(v sut.View, c sut.StoreCommand) []string {
-	var out []string
-	for _, list := range [][]string{c.Keys, c.Args} {
-		for _, key := range list {
-			if _, job := o.JobKey(key); job {
-				out = append(out, key)
-			}
-		}
-	}
+	out := c.Named(o.isJobKey)
 	if c.IsScript("claim") {
 		ids := make([]string, 0, 16)
 		for id := range v.ZScores(queue.DispatchedKey) {
