@@ -58,10 +58,14 @@ func (s *Store) read(key string) (value, error) {
 		v.hash, _ = s.Hash(key)
 	case "set":
 		v.set, err = s.mr.Members(key)
+	// miniredis hands out its live list and sorted set: a snapshot that kept
+	// them would change with every later write and restore nothing.
 	case "list":
 		v.list, err = s.mr.List(key)
+		v.list = slices.Clone(v.list)
 	case "zset":
 		v.zset, err = s.mr.SortedSet(key)
+		v.zset = maps.Clone(v.zset)
 	default:
 		return value{}, fmt.Errorf("snapshot key %s: type %q cannot be copied", key, v.kind)
 	}
