@@ -379,7 +379,8 @@ func terminalNotRedispatched(c *run, cm Commit) string {
 	}
 	var stored, ran int
 	for _, p := range c.in.History.Publishes {
-		if p.JobID == cm.Job && p.Dispatch && p.Stored() && p.Step > term.Step && !c.pausedStalePublish(p) {
+		if p.JobID == cm.Job && p.Dispatch && p.Stored() && p.Step > term.Step && !c.pausedStalePublish(p) &&
+			!c.heldAcrossTerminal(p, term.Step) {
 			stored++
 		}
 	}
@@ -489,6 +490,38 @@ func (c *run) pausedStalePublish(p history.PublishRecord) bool {
 	}
 	if !paused {
 		return false
+	}
+	for _, e := range c.in.History.Executions {
+		if e.JobID == p.JobID && e.Gen == p.Gen && e.Step > p.Step {
+			return false
+		}
+	}
+	return true
+}
+
+// heldAcrossTerminal: the publish was sent while the job was still live and
+// a delay fault held it in flight past the job's terminal commit (its
+// actor's publish delayed before that commit, with no other publish of the
+// actor in between), and no worker ran its generation after it was stored.
+// A check before a publish cannot see a commit made while the publish is in
+// flight; what the system owes is that the stale copy never runs.
+func (c *run) heldAcrossTerminal(p history.PublishRecord, terminal uint64) bool {
+	var delayed *history.FaultRecord
+	for i, f := range c.in.History.Faults {
+		if f.Step >= terminal {
+			break
+		}
+		if f.Point == history.PointPublish && f.Effect == history.EffectDelay && f.Actor == p.Actor {
+			delayed = &c.in.History.Faults[i]
+		}
+	}
+	if delayed == nil {
+		return false
+	}
+	for _, q := range c.in.History.Publishes {
+		if q.Actor == p.Actor && q.Step > delayed.Step && q.Step < p.Step {
+			return false // the delayed publish was another one
+		}
 	}
 	for _, e := range c.in.History.Executions {
 		if e.JobID == p.JobID && e.Gen == p.Gen && e.Step > p.Step {

@@ -474,3 +474,38 @@ func TestTimelyWorldsHoldUpperBoundsFromTheStart(t *testing.T) {
 	mapped.h.Routing = append(mapped.h.Routing, history.RoutingChange{Time: 10 * time.Second, Routing: generalOnly})
 	require.Empty(t, judge(mapped, true, "grace_not_late"), "a mapping arrived: the cause healed")
 }
+
+// Outbox seed 5600's shape: a relay's publish of a live job is held in
+// flight by a delay fault, the job is cancelled meanwhile, and the copy is
+// stored after. A check before a publish cannot see that cancel; the copy is
+// excused only while it never runs, only for the publish the fault delayed,
+// and not without the fault.
+func TestPublishHeldAcrossTheTerminalCommit(t *testing.T) {
+	const name = "terminal_job_executed_again"
+	build := func(delayed, ranAfter, otherPublishBetween bool) *story {
+		s := newStory().submit("j1").commit("j1", engine.StatePending).commit("j1", engine.StateScheduled).
+			commit("j1", engine.StateDispatched)
+		if delayed {
+			s.tick()
+			s.h.Faults = append(s.h.Faults, history.FaultRecord{Step: s.step, Time: s.at(), Actor: "r1/relay", Kind: "PublishLatency",
+				Effect: history.EffectDelay, Point: history.PointPublish, Target: "worker.w1.jobs j1"})
+		}
+		s.commit("j1", engine.StateCancelled)
+		if otherPublishBetween {
+			s.tick()
+			s.h.Publishes = append(s.h.Publishes, history.PublishRecord{Step: s.step, Time: s.at(), Actor: "r1/relay",
+				Subject: "worker.w1.jobs", MsgID: "jobreq:j2", JobID: "j2", Dispatch: true, Outcome: history.PublishStored})
+		}
+		s.tick()
+		s.h.Publishes = append(s.h.Publishes, history.PublishRecord{Step: s.step, Time: s.at(), Actor: "r1/relay",
+			Subject: "worker.w1.jobs", MsgID: "jobreq:j1", JobID: "j1", Dispatch: true, Outcome: history.PublishStored})
+		if ranAfter {
+			s.execute("j1", 0, "d-j1")
+		}
+		return s
+	}
+	require.Empty(t, only(build(true, false, false).check(), name), "held in flight, never run")
+	require.Len(t, only(build(false, false, false).check(), name), 1, "no fault held it: published after the cancel")
+	require.Len(t, only(build(true, true, false).check(), name), 1, "the stale copy ran")
+	require.Len(t, only(build(true, false, true).check(), name), 1, "the fault delayed another publish of the relay")
+}
