@@ -112,7 +112,7 @@ func checkLeastLoaded(c *run) {
 		var seen []string
 		for _, v := range views {
 			for _, t := range []time.Duration{from.Time, to.Time} {
-				_, pools := c.in.History.RoutingAt(t).Eligible(job.Topic, job.Requires)
+				_, pools := c.in.History.RoutingOf(group(p.Actor), t).Eligible(job.Topic, job.Requires)
 				best, why := v.pick(sys, pools, t)
 				picks[best] = true
 				seen = append(seen, why)

@@ -181,3 +181,29 @@ func TestARestartedReplicaPicksFromWhatItHeardSince(t *testing.T) {
 	s := newPickStory().beat("replica-1", "w1", 2, 0, 10).schedule().dispatched()
 	require.Len(t, s.sendTo("w1").judge(), 1)
 }
+
+// A replica started on its own config (a rolling deploy whose new replicas
+// carry a pool mapping the old ones lack) picks with its own routing: the
+// pick is judged with what that replica had, never the others' routing.
+func TestAReplicaPicksWithItsOwnRouting(t *testing.T) {
+	build := func(own bool) []Violation {
+		s := newPickStory()
+		if own {
+			s.h.Routing = append(s.h.Routing, history.RoutingChange{Replica: "replica-1", Routing: sut.Routing{
+				Topics: map[string][]string{"default": {"general", "batch"}},
+				Pools:  map[string][]string{"general": nil, "batch": nil}}})
+		}
+		s.tick()
+		s.beats = append(s.beats, HeartbeatFact{Step: s.step, Time: s.at(), Replica: "replica-1", Worker: "w3", Pool: "batch"})
+		s.schedule().dispatched().sendTo("w3")
+		s.h.End = s.at()
+		workers := []WorkerFact{{ID: "w1", Pool: "general", Subject: "worker.w1.jobs"},
+			{ID: "w2", Pool: "general", Subject: "worker.w2.jobs"}, {ID: "w3", Pool: "batch", Subject: "worker.w3.jobs"}}
+		return only(Check(Input{History: &s.h, Final: s.final, DLQ: s.dlq, System: cordumSpec, Workers: workers,
+			Heartbeats: s.beats}), "placement")
+	}
+	require.Empty(t, build(true), "replica-1's own routing maps default to batch, where w3 is idle")
+	v := build(false)
+	require.Len(t, v, 1, "without it, batch is no pool of the topic")
+	require.Contains(t, v[0].Message, "replica-1/h sent job j1 to w3")
+}
