@@ -51,7 +51,7 @@ func newCompareCmd() *cobra.Command {
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&systemList, "systems", "cordum,outbox", "comma-separated systems to compare")
+	fl.StringVar(&systemList, "systems", strings.Join(systems.order, ","), "comma-separated systems to compare; by default every registered one")
 	fl.StringVar(&suite, "suite", "", "suite whose seeds every system runs (default release)")
 	fl.StringVar(&scenario, "scenario", "", "compare on one scenario's seeds instead of a suite")
 	fl.StringVar(&seeds.seed, "seed", "", "run this seed (decimal, 0x-hex or a 40-hex commit id)")
