@@ -109,7 +109,7 @@ func (r *recorder) Observer() sut.Observer { return r.obs }
 type recordingObserver struct {
 	sut.Observer
 	facts   []sut.CommandFact
-	unnamed map[string]int // script commands the observer did not name, by hash-less key
+	unnamed map[string]int // script runs Observer.Scripts did not name, by their key count and first key
 }
 
 func (o *recordingObserver) Command(c sut.StoreCommand) sut.CommandFact {

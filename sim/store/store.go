@@ -41,8 +41,11 @@ type Store struct {
 	// activeRuns each org's active runs after the last count (runkeys.go).
 	runKeys    map[string]string
 	activeRuns map[string]int
-	// scripts maps a script's SHA1 to the name the system gives it.
-	scripts map[string]string
+	// scripts maps a script's SHA1 to the name the system gives it;
+	// parsedArgs and parsed are the last command taken apart (command.go).
+	scripts    map[string]string
+	parsedArgs []any
+	parsed     sut.StoreCommand
 }
 
 // New starts the store of a world whose system promises spec. Its TTL clock
