@@ -172,7 +172,7 @@ func New(cfg Config) (*Engine, error) {
 	}
 	e := &Engine{
 		cfg:      cfg,
-		store:    NewJobStore(cfg.Redis, cfg.Clock),
+		store:    NewJobStore(cfg.Redis),
 		locks:    &locker{rdb: cfg.Redis, clock: cfg.Clock, rand: cfg.Random},
 		bus:      cfg.Bus,
 		clock:    cfg.Clock,

@@ -43,7 +43,13 @@ func newMiniredisEnv(t *testing.T) *testEnv {
 	rdb := redis.NewClient(&redis.Options{Addr: mr.Addr(), Protocol: 2, MaxRetries: -1})
 	t.Cleanup(func() { _ = rdb.Close() })
 	clock := newManualClock()
-	clock.onAdvance = mr.FastForward
+	// The store's clock is the test's: TIME (which the job store stamps and
+	// judges windows by) reads it, and keys expire by it.
+	mr.SetTime(clock.Now())
+	clock.onAdvance = func(d time.Duration) {
+		mr.FastForward(d)
+		mr.SetTime(clock.Now())
+	}
 	return &testEnv{name: "miniredis", rdb: rdb, mr: mr, clock: clock, rand: rand.NewPCG(1, 2)}
 }
 
@@ -60,9 +66,44 @@ func newRealRedisEnv(t *testing.T, url string) *testEnv {
 		t.Fatalf("redis-server at %s: %v", url, err)
 	}
 	// Key expiry on a real server follows its own clock: tests that need a lock to
-	// expire delete it instead (expireKey), which is what expiry does.
-	return &testEnv{name: "redis", rdb: rdb, clock: newManualClock(), rand: rand.NewPCG(1, 2)}
+	// expire delete it instead (expireKey), which is what expiry does. Its TIME
+	// cannot be moved either, so advancing the test's clock ages the times the
+	// job store wrote instead, which is what waiting does.
+	clock := newManualClock()
+	clock.onAdvance = func(d time.Duration) { ageJobTimes(t, rdb, d) }
+	return &testEnv{name: "redis", rdb: rdb, clock: clock, rand: rand.NewPCG(1, 2)}
 }
+
+// ageJobTimes moves every time the job store wrote (a job's stamps, the state
+// and DLQ indexes' scores) d into the past.
+func ageJobTimes(t *testing.T, rdb *redis.Client, d time.Duration) {
+	t.Helper()
+	err := ageJobTimesScript.Run(context.Background(), rdb, nil, d.Milliseconds(), jobKeyPrefix, jobIndexPrefix, dlqIndexKey).Err()
+	if err != nil && err != redis.Nil {
+		t.Fatalf("age the job store's times by %s: %v", d, err)
+	}
+}
+
+var ageJobTimesScript = redis.NewScript(`
+local d = tonumber(ARGV[1])
+local cursor = '0'
+repeat
+  local page = redis.call('SCAN', cursor, 'COUNT', 1000)
+  cursor = page[1]
+  for _, k in ipairs(page[2]) do
+    local typ = redis.call('TYPE', k)['ok']
+    if typ == 'hash' and string.sub(k, 1, #ARGV[2]) == ARGV[2] then
+      for _, f in ipairs({'created_at', 'updated_at', 'pick_fail_since', 'publish_first_at'}) do
+        local v = tonumber(redis.call('HGET', k, f))
+        if v then redis.call('HSET', k, f, v - d) end
+      end
+    elseif typ == 'zset' and (string.sub(k, 1, #ARGV[3]) == ARGV[3] or k == ARGV[4]) then
+      local entries = redis.call('ZRANGE', k, 0, -1, 'WITHSCORES')
+      for i = 1, #entries, 2 do redis.call('ZADD', k, tonumber(entries[i+1]) - d, entries[i]) end
+    end
+  end
+until cursor == '0'
+`)
 
 // expireKey makes key vanish as if its TTL had run out.
 func (e *testEnv) expireKey(t *testing.T, key string) {

@@ -218,7 +218,9 @@ func (te *testEngine) job(t *testing.T, id string) *Job {
 func (te *testEngine) putJob(t *testing.T, id string, st JobState) {
 	t.Helper()
 	ctx := context.Background()
-	now := te.clock.Now().UnixMilli()
+	at, err := te.store.Now(ctx) // stamped as the job store stamps: on the store's clock
+	require.NoError(t, err)
+	now := at.UnixMilli()
 	require.NoError(t, te.env.rdb.HSet(ctx, jobKey(id), "id", id, "state", string(st), "topic", "default",
 		"version", 1, "attempts", 1, "dispatch_gen", 0, "created_at", now, "updated_at", now).Err())
 	require.NoError(t, te.env.rdb.ZAdd(ctx, jobIndexKey(st), redis.Z{Score: float64(now), Member: id}).Err())

@@ -25,7 +25,12 @@ func (e *Engine) ReconcileOnce(ctx context.Context) error {
 }
 
 func (e *Engine) reconcileState(ctx context.Context, st JobState) error {
-	now := e.clock.Now()
+	// The job's age is the store's: its state was stamped there, maybe by a
+	// replica whose clock runs minutes from this one's.
+	now, err := e.store.Now(ctx)
+	if err != nil {
+		return fmt.Errorf("reconcile: %w", err)
+	}
 	ids, err := e.store.StaleJobs(ctx, st, now.Add(-e.minTimeout(st)), e.cfg.SweepBatch)
 	if err != nil {
 		return fmt.Errorf("reconcile: %w", err)
@@ -111,7 +116,11 @@ func (e *Engine) minTimeout(st JobState) time.Duration {
 // ReplayAfter through HandleJobRequest (a request lost by the bus, a NAK that
 // never came back, a retryable failure awaiting its re-dispatch).
 func (e *Engine) ReplayPendingOnce(ctx context.Context) error {
-	cutoff := e.clock.Now().Add(-e.cfg.ReplayAfter)
+	now, err := e.store.Now(ctx)
+	if err != nil {
+		return fmt.Errorf("replay: %w", err)
+	}
+	cutoff := now.Add(-e.cfg.ReplayAfter)
 	var errs []error
 	for _, st := range []JobState{StatePending, StateScheduled, StateRetrying} {
 		ids, err := e.store.StaleJobs(ctx, st, cutoff, e.cfg.SweepBatch)

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // HandleJobRequest schedules and dispatches one job (sys.job.submit, and the
@@ -75,8 +76,14 @@ func (e *Engine) processJob(ctx context.Context, req JobRequest, lock *heldLock)
 	// the dispatch timeout may end the job.
 	msgID := DispatchMessageID(job.ID, job.DispatchGen)
 	earlierAttempt := job.PublishMsgID == msgID
-	if earlierAttempt && !e.insideDedupWindow(job) {
-		return e.awaitEarlierPublish(ctx, job, lock, msgID)
+	if earlierAttempt {
+		inside, err := e.insideDedupWindow(ctx, job, time.Time{})
+		if err != nil {
+			return e.storeRetry(err)
+		}
+		if !inside {
+			return e.awaitEarlierPublish(ctx, job, lock, msgID)
+		}
 	}
 
 	if job.Attempts >= e.cfg.MaxSchedulingRetries {
@@ -105,15 +112,20 @@ func (e *Engine) processJob(ctx context.Context, req JobRequest, lock *heldLock)
 	// code would name a healed cause if the job later failed at the cap.
 	fields := []Field{{"dispatch_id", dispatchID}, {"worker", workerID}, {"pick_fail_since", ""},
 		{"last_error_code", ""}, {"last_error", ""}}
+	var stamped []string
 	if !earlierAttempt {
-		// Recorded with DISPATCHED, before the publish it dates: the window of
-		// every later re-publish of this message id counts from here.
-		job.PublishMsgID, job.PublishFirstAt = msgID, e.clock.Now()
-		fields = append(fields, Field{"publish_msg_id", msgID},
-			Field{"publish_first_at", strconv.FormatInt(job.PublishFirstAt.UnixMilli(), 10)})
+		// Recorded with DISPATCHED, before the publish it dates, on the
+		// store's clock: the window of every later re-publish of this message
+		// id counts from here, whichever replica makes it.
+		job.PublishMsgID = msgID
+		fields = append(fields, Field{"publish_msg_id", msgID})
+		stamped = []string{"publish_first_at"}
 	}
 	res, err = e.store.Transition(ctx, Transition{JobID: job.ID, From: StateScheduled, Version: job.Version,
-		To: StateDispatched, Reason: "dispatch " + workerID, Fence: lock, Fields: fields})
+		To: StateDispatched, Reason: "dispatch " + workerID, Fence: lock, Fields: fields, Stamped: stamped})
+	if err == nil && !earlierAttempt {
+		job.PublishFirstAt = res.At
+	}
 	if err != nil {
 		if IsTransitionRefused(err) || !e.confirmDispatched(ctx, job.ID, dispatchID) {
 			// The write did not land (or we cannot tell): publish nothing.
@@ -127,7 +139,7 @@ func (e *Engine) processJob(ctx context.Context, req JobRequest, lock *heldLock)
 	if err != nil {
 		return fmt.Errorf("encode job %s: %w", job.ID, err) // cannot happen: plain fields
 	}
-	if earlierAttempt && !e.insideDedupWindow(job) {
+	if earlierAttempt && !e.stillInsideDedupWindow(ctx, job, res.At) {
 		// The DISPATCHED write itself outlasted the window: the job stays
 		// DISPATCHED, unpublished, like a parked one.
 		e.metrics.republishWithheld.WithLabelValues(job.Topic).Inc()
@@ -280,9 +292,26 @@ func (e *Engine) rollbackDispatch(ctx context.Context, job *Job, version int64, 
 }
 
 // insideDedupWindow reports whether a re-publish of the job's recorded message
-// id would still fall inside the broker's de-duplication window.
-func (e *Engine) insideDedupWindow(job *Job) bool {
-	return e.clock.Now().Sub(job.PublishFirstAt) < e.cfg.DedupWindow
+// id would still fall inside the broker's de-duplication window, measured on
+// the store's clock (at, or read now when at is zero): the first publish may
+// have been another replica's, and replicas' clocks disagree.
+func (e *Engine) insideDedupWindow(ctx context.Context, job *Job, at time.Time) (bool, error) {
+	if at.IsZero() {
+		var err error
+		if at, err = e.store.Now(ctx); err != nil {
+			return false, err
+		}
+	}
+	return at.Sub(job.PublishFirstAt) < e.cfg.DedupWindow, nil
+}
+
+// stillInsideDedupWindow is insideDedupWindow after the DISPATCHED write
+// (at its store time, if its reply came back); a time it cannot read counts
+// as outside: the job then waits, unpublished, rather than risk a copy the
+// broker keeps.
+func (e *Engine) stillInsideDedupWindow(ctx context.Context, job *Job, at time.Time) bool {
+	inside, err := e.insideDedupWindow(ctx, job, at)
+	return err == nil && inside
 }
 
 // awaitEarlierPublish parks a job whose earlier publish of msgID may have been
@@ -348,7 +377,12 @@ func (e *Engine) handlePickError(ctx context.Context, job *Job, lock *heldLock, 
 	if !errors.As(err, &se) {
 		return e.retry(PhaseStore, e.cfg.StoreRetryDelay, err) // tenant count failed
 	}
-	now := e.clock.Now()
+	// The grace window's start may be another replica's: both ends are the
+	// store's time.
+	now, terr := e.store.Now(ctx)
+	if terr != nil {
+		return e.retry(PhaseStore, e.cfg.StoreRetryDelay, terr)
+	}
 	since := job.PickFailSince
 	fields := []Field{{"last_error_code", string(se.Code)}, {"last_error", se.Detail}}
 	if se.Permanent {

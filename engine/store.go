@@ -87,6 +87,9 @@ type Transition struct {
 	Reason  string // recorded in the event list
 	Fence   *heldLock
 	Fields  []Field
+	// Stamped names fields set to the store's time of the write (the start
+	// of a window that another replica may judge).
+	Stamped []string
 	DLQ     *DLQEntry // written atomically with the state, for terminal failures
 }
 
@@ -95,19 +98,20 @@ type TransitionResult struct {
 	Version     int64
 	Attempts    int
 	DispatchGen int
+	At          time.Time // the store's time of the write
 }
 
 // JobStore keeps jobs in Redis. Every state change goes through one Lua script,
 // so the transition table is enforced where the data lives (seed 004's lesson):
 // no code path, however it got there, can move a job out of a terminal state.
 type JobStore struct {
-	rdb   redis.UniversalClient
-	clock Clock
+	rdb redis.UniversalClient
 }
 
-// NewJobStore returns a store on rdb.
-func NewJobStore(rdb redis.UniversalClient, clock Clock) *JobStore {
-	return &JobStore{rdb: rdb, clock: clock}
+// NewJobStore returns a store on rdb. It keeps no clock of its own: every
+// time it writes is the store's (Now).
+func NewJobStore(rdb redis.UniversalClient) *JobStore {
+	return &JobStore{rdb: rdb}
 }
 
 var transitionScript = redis.NewScript(buildTransitionScript())
@@ -136,8 +140,10 @@ func buildTransitionScript() string {
 	}
 	return fmt.Sprintf(`
 -- KEYS: 1 job hash, 2 event list, 3 job lock, 4 DLQ entry
--- ARGV: 1 job id, 2 from, 3 version (0: any), 4 to, 5 now ms, 6 lock token ("": unfenced),
---       7 reason, 8 DLQ entry JSON ("": none), 9.. field/value pairs
+-- ARGV: 1 job id, 2 from, 3 version (0: any), 4 to, 5 fields stamped with the time (comma-separated),
+--       6 lock token ("": unfenced), 7 reason, 8 DLQ entry JSON ("": none), 9.. field/value pairs
+-- Times are the store's: a window one replica opens and another judges is
+-- measured on one clock, whatever the replicas' clocks say.
 local allowed = {
 %s}
 local terminal = {%s}
@@ -154,7 +160,8 @@ if want > 0 and version ~= want then return {'stale', cur} end
 local to = ARGV[4]
 if not (allowed[cur] and allowed[cur][to]) then return {'forbidden', cur} end
 
-local now = ARGV[5]
+local T = redis.call('TIME')
+local now = tonumber(T[1]) * 1000 + math.floor(tonumber(T[2]) / 1000)
 version = version + 1
 redis.call('HSET', KEYS[1], 'state', to, 'updated_at', now, 'version', version)
 if cur == '' then
@@ -163,6 +170,7 @@ end
 for i = 9, #ARGV, 2 do
   redis.call('HSET', KEYS[1], ARGV[i], ARGV[i+1])
 end
+for f in string.gmatch(ARGV[5], '[^,]+') do redis.call('HSET', KEYS[1], f, now) end
 -- Every scheduling pass counts an attempt, the publish rollback included.
 if to == 'SCHEDULED' then redis.call('HINCRBY', KEYS[1], 'attempts', 1) end
 -- A retryable failure earns one legitimate re-dispatch under a new message id.
@@ -184,7 +192,7 @@ if ARGV[8] ~= '' then
   redis.call('SET', KEYS[4], ARGV[8])
   redis.call('ZADD', '%s', now, ARGV[1])
 end
-return {'ok', cur, version, redis.call('HGET', KEYS[1], 'attempts'), redis.call('HGET', KEYS[1], 'dispatch_gen')}
+return {'ok', cur, version, redis.call('HGET', KEYS[1], 'attempts'), redis.call('HGET', KEYS[1], 'dispatch_gen'), now}
 `, allowed.String(), terminal.String(), jobIndexPrefix, jobIndexPrefix, tenantActivePrefix, tenantActivePrefix,
 		maxJobEvents, dlqIndexKey)
 }
@@ -209,7 +217,7 @@ func (s *JobStore) Transition(ctx context.Context, t Transition) (TransitionResu
 	}
 	args := make([]any, 0, 8+2*len(t.Fields))
 	args = append(args, t.JobID, string(t.From), t.Version, string(t.To),
-		s.clock.Now().UnixMilli(), token, t.Reason, dlq)
+		strings.Join(t.Stamped, ","), token, t.Reason, dlq)
 	for _, f := range t.Fields {
 		args = append(args, f.Name, f.Value)
 	}
@@ -227,13 +235,14 @@ func (s *JobStore) Transition(ctx context.Context, t Transition) (TransitionResu
 		return TransitionResult{}, &TransitionError{JobID: t.JobID, Expected: t.From, Actual: JobState(actual),
 			To: t.To, Reason: TransitionRefusal(status)}
 	}
-	if len(reply) < 5 {
+	if len(reply) < 6 {
 		return TransitionResult{}, fmt.Errorf("transition job %s: malformed reply %v", t.JobID, reply)
 	}
 	version, _ := reply[2].(int64)
 	attempts, _ := strconv.Atoi(fmt.Sprint(reply[3]))
 	gen, _ := strconv.Atoi(fmt.Sprint(reply[4]))
-	return TransitionResult{Version: version, Attempts: attempts, DispatchGen: gen}, nil
+	at, _ := reply[5].(int64)
+	return TransitionResult{Version: version, Attempts: attempts, DispatchGen: gen, At: time.UnixMilli(at).UTC()}, nil
 }
 
 // GetState reads a job's state. A job that does not exist returns an error
@@ -362,6 +371,17 @@ if ARGV[2] ~= '' and redis.call('GET', KEYS[2]) ~= ARGV[2] then return 0 end
 if redis.call('HGET', KEYS[1], 'state') ~= ARGV[1] then return 0 end
 for i = 3, #ARGV, 2 do redis.call('HSET', KEYS[1], ARGV[i], ARGV[i+1]) end
 return 1`)
+
+// Now is the store's time. Durations that one replica starts and another
+// judges (a state's age, a grace window, a de-duplication window) are
+// measured on it: the replicas' own clocks may disagree by minutes.
+func (s *JobStore) Now(ctx context.Context) (time.Time, error) {
+	t, err := s.rdb.Time(ctx).Result()
+	if err != nil {
+		return time.Time{}, fmt.Errorf("read the store's time: %w", err)
+	}
+	return t.Truncate(time.Millisecond).UTC(), nil
+}
 
 // StaleJobs lists up to limit ids of jobs in state whose last transition is at or
 // before cutoff, oldest first.

@@ -100,7 +100,7 @@ func BenchmarkStoreScript(b *testing.B) {
 			c := redis.NewClient(&redis.Options{Addr: "x", Protocol: 2, DisableIdentity: true, MaxRetries: -1,
 				Dialer: func(context.Context, string, string) (net.Conn, error) { return mr.Dial() }})
 			defer c.Close()
-			jobs := engine.NewJobStore(c, fixedClock{})
+			jobs := engine.NewJobStore(c)
 			ctx := context.Background()
 			b.ReportAllocs()
 			b.ResetTimer()

@@ -115,7 +115,7 @@ func (System) StartGateway(p sut.Ports, o sut.Options) (sut.Gateway, error) {
 	if err != nil {
 		return nil, fmt.Errorf("gateway admission: %w", err)
 	}
-	return &gateway{bus: p.Bus, jobs: engine.NewJobStore(p.Redis, clock{p.Clock}), admit: admit, routes: admit.Routes(),
+	return &gateway{bus: p.Bus, jobs: engine.NewJobStore(p.Redis), admit: admit, routes: admit.Routes(),
 		rdb: p.Redis}, nil
 }
 
