@@ -279,12 +279,11 @@ func dlqTrueCause(c *run, cm Commit) string {
 }
 
 // timeoutNotEarly: a move into TIMEOUT came at least the configured timeout
-// after the state it left was entered, in true time. Tolerance: the spread
-// of the replicas' clocks (the engine measures on them, and a writer and a
-// reader may be the two farthest apart), the time the entering write spent
-// between its writer reading the clock and the store applying it (a delayed
-// or paused write stamps an earlier time than it lands), and 1 ms of
-// timestamp truncation.
+// after the state it left was entered, in true time. Tolerance: 1 ms of
+// timestamp truncation; and for a system that declares it measures on its
+// replicas' clocks (clockExcuse), their spread and the time the entering
+// write spent between its writer reading its clock and the store applying it
+// (a delayed or paused write stamps an earlier time than it lands).
 func timeoutNotEarly(c *run, cm Commit) string {
 	sys := c.in.System
 	if cm.State.To != sys.TimedOut {
@@ -301,7 +300,10 @@ func timeoutNotEarly(c *run, cm Commit) string {
 	if timeout == 0 || !ok {
 		return ""
 	}
-	tolerance := c.in.History.SkewSpread() + (entered.Time - entered.Sent) + time.Millisecond
+	tolerance := c.clockExcuse() + time.Millisecond
+	if c.onReplicaClocks() {
+		tolerance += entered.Time - entered.Sent
+	}
 	if elapsed := cm.Time - entered.Time; elapsed+tolerance < timeout {
 		return fmt.Sprintf("entered %s at %s (step %d), timed out at %s: %s in true time, timeout %s, tolerance %s",
 			cm.State.From, entered.Time, entered.Step, cm.Time, elapsed, timeout, tolerance)
@@ -312,7 +314,8 @@ func timeoutNotEarly(c *run, cm Commit) string {
 // graceNotEarly: a failure with a grace-window reason came at least the
 // grace window after the job first entered the scheduled state (its first
 // failed pick came no sooner, so this is a bound the engine must meet).
-// Tolerance as for timeouts: the replicas' clock spread and 1 ms.
+// Tolerance as for timeouts: 1 ms, and the clock excuse of a system that
+// declares it measures on its replicas' clocks.
 func graceNotEarly(c *run, cm Commit) string {
 	sys := c.in.System
 	if !contains(sys.GraceReasons, cm.DLQ.ReasonCode) || cm.DLQ.RetriesExhausted {
@@ -322,7 +325,7 @@ func graceNotEarly(c *run, cm Commit) string {
 	if !ok {
 		return ""
 	}
-	tolerance := c.in.History.SkewSpread() + time.Millisecond
+	tolerance := c.clockExcuse() + time.Millisecond
 	if elapsed := cm.Time - first.Time; elapsed+tolerance < sys.PickGrace {
 		return fmt.Sprintf("reason %s; first scheduled at %s, failed at %s: %s in true time, grace %s, tolerance %s",
 			cm.DLQ.ReasonCode, first.Time, cm.Time, elapsed, sys.PickGrace, tolerance)
@@ -702,4 +705,19 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// onReplicaClocks reports whether the system declares it measures durations
+// one process starts and another judges on its replicas' own clocks.
+func (c *run) onReplicaClocks() bool { return c.in.System.Clocks == sut.ReplicaClocks }
+
+// clockExcuse is what the timing checks forgive of skew between replicas:
+// their widest gap for a system that declares it measures on their clocks,
+// nothing for one that measures on the store's (a spread is a flaw a system
+// can avoid, not a default tolerance).
+func (c *run) clockExcuse() time.Duration {
+	if !c.onReplicaClocks() {
+		return 0
+	}
+	return c.in.History.SkewSpread()
 }

@@ -100,8 +100,10 @@ func timedOut(after time.Duration) *story {
 	return s
 }
 
-// A dispatch timeout 100s into a 300s timeout fired early in true time; the
-// replicas' clock spread and a delayed entering write are the tolerance.
+// A dispatch timeout 100s into a 300s timeout fired early in true time.
+// Skewed replica clocks and a delayed entering write excuse it only for a
+// system that declares it measures on its replicas' clocks: one measuring on
+// the store's has no such excuse.
 func TestTimeoutBeforeItsTimeIsCaught(t *testing.T) {
 	require.Empty(t, timedOut(5*time.Minute).check().Violations)
 
@@ -109,13 +111,19 @@ func TestTimeoutBeforeItsTimeIsCaught(t *testing.T) {
 	require.Len(t, v, 1)
 	require.Contains(t, v[0].Message, "timeout 5m0s, tolerance 1ms")
 
+	replicaClocks := cordumSpec
+	replicaClocks.Clocks = sut.ReplicaClocks
 	skewed := timedOut(100 * time.Second)
 	skewed.h.ReplicaSkew = []time.Duration{-2 * time.Minute, 0, 90 * time.Second}
-	require.Empty(t, skewed.check().Violations, "a 3m30s clock spread covers it")
+	v = only(skewed.check(), "timeout_not_early")
+	require.Len(t, v, 1, "on the store's clock a clock spread excuses nothing")
+	require.Contains(t, v[0].Message, "tolerance 1ms")
+	require.Empty(t, skewed.checkSystem(replicaClocks).Violations, "a 3m30s clock spread covers a replica-clock system")
 
 	delayed := timedOut(100 * time.Second)
 	delayed.h.States[2].Sent = delayed.h.States[2].Time - 4*time.Minute
-	require.Empty(t, delayed.check().Violations, "the writer read its clock 4m before the write landed")
+	require.Len(t, only(delayed.check(), "timeout_not_early"), 1, "the store stamps the write when it lands")
+	require.Empty(t, delayed.checkSystem(replicaClocks).Violations, "the writer read its clock 4m before the write landed")
 }
 
 func TestGraceWindowFailureBeforeTheWindowIsCaught(t *testing.T) {
@@ -126,6 +134,14 @@ func TestGraceWindowFailureBeforeTheWindowIsCaught(t *testing.T) {
 	v := only(s.check(), "grace_not_early")
 	require.Len(t, v, 1)
 	require.Contains(t, v[0].Message, "grace 30s")
+
+	// 25 s of skew between replicas excuses the early failure only for a
+	// system that declares it measures the window on their clocks.
+	s.h.ReplicaSkew = []time.Duration{-5 * time.Second, 20 * time.Second}
+	require.Len(t, only(s.check(), "grace_not_early"), 1)
+	replicaClocks := cordumSpec
+	replicaClocks.Clocks = sut.ReplicaClocks
+	require.Empty(t, only(s.checkSystem(replicaClocks), "grace_not_early"))
 
 	require.Empty(t, routed(noTopics, nil, engine.ReasonNoPoolMappingTopic).check().Violations, "a minute is past the window")
 }

@@ -17,8 +17,9 @@ import (
 //
 // A scan lists a job whose update time, on its writer's clock, is at most the
 // scanner's clock minus the staleness: in true time the job's last write was
-// sent no later than the scan's time minus the staleness plus the replicas'
-// clock spread (and 1 ms of millisecond truncation).
+// sent no later than the scan's time minus the staleness (and 1 ms of
+// millisecond truncation), plus the replicas' clock spread for a system that
+// declares it measures on their clocks (clockExcuse).
 func sweepTakesStale(c *run, cm Commit) string {
 	sweep, ok := c.sweepOf(cm.Lock.Actor)
 	if !ok {
@@ -40,7 +41,7 @@ func sweepTakesStale(c *run, cm Commit) string {
 			last.To, scan.State, cm.Lock.Actor, scan.Time, scan.Step)
 	}
 	after := c.staleAfter(sweep, scan.State)
-	tolerance := c.in.History.SkewSpread() + time.Millisecond
+	tolerance := c.clockExcuse() + time.Millisecond
 	if untouched := scan.Time - last.Sent; untouched+tolerance <= after {
 		return fmt.Sprintf("%s scanned %s at %s (step %d) and took the lock at %s; the job's last write (to %s) was sent at %s: "+
 			"untouched for %s in true time, stale after %s, tolerance %s",

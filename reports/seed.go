@@ -104,6 +104,10 @@ func NewSeedReport(o Run, expect string, meta Meta) *SeedReport {
 		{"store commands", fmt.Sprint(h.Redis.Commands)},
 		{"wall", o.Wall.Round(time.Millisecond).String()},
 	}
+	if d := o.Result.Figures.ClockExcuse; d > 0 {
+		v.Facts = append(v.Facts, Option{"clock excuse", fmt.Sprintf(
+			"timing checks forgave %s of replica clock spread: the system measures on its replicas' clocks", d)})
+	}
 	v.Fired = countRows(o.Fired)
 	v.Branches = countRows(o.Branches)
 	v.Violations = violationViews(o.Result, h, fx)

@@ -162,8 +162,11 @@ type SeedResult struct {
 	Fired                 map[string]int `json:"fired,omitempty"`
 	Branches              map[string]int `json:"branches,omitempty"`
 	TimeoutNeverPublished int            `json:"timeout_never_published"`
-	WallSeconds           float64        `json:"wall_seconds"`
-	CheckSeconds          float64        `json:"check_seconds"`
+	// ClockExcuseSeconds is the replicas' clock spread the timing checks
+	// forgave a system that measures on its replicas' clocks.
+	ClockExcuseSeconds float64 `json:"clock_excuse_seconds,omitempty"`
+	WallSeconds        float64 `json:"wall_seconds"`
+	CheckSeconds       float64 `json:"check_seconds"`
 	// Artifacts is the seed's directory relative to the output directory, for
 	// failing seeds (report.html lives there).
 	Artifacts string `json:"artifacts,omitempty"`
@@ -208,6 +211,7 @@ func SeedResultOf(o Run, expect string) SeedResult {
 		Replay:          o.Replay,
 	}
 	r.TimeoutNeverPublished = o.Result.Figures.TimeoutNeverPublished
+	r.ClockExcuseSeconds = o.Result.Figures.ClockExcuse.Seconds()
 	for _, v := range readingOrder(o.Result.Violations) {
 		r.Violations = append(r.Violations, Violation{Layer: string(v.Layer), Checker: v.Checker, Job: v.Job,
 			Step: v.Step, TimeSeconds: v.Time.Seconds(), Message: v.Message, FaultSteps: v.FaultSteps})

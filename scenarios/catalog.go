@@ -176,6 +176,8 @@ func All() []Scenario {
 			Seeds: SeedRange{First: 7000, Count: 10},
 		},
 		topicTimeouts,
+		skewedGrace,
+		skewedTimeouts,
 		{
 			Name:        "store-outage",
 			Source:      "DESIGN §4",

@@ -62,6 +62,9 @@ func describeSystem(s sut.Spec) string {
 		}
 	}
 	out := fmt.Sprintf("%d states, promises %s", len(s.States), s.Delivery)
+	if s.Clocks == sut.ReplicaClocks {
+		out += ", measures on replica clocks (timing checks excuse their spread)"
+	}
 	if len(has) > 0 {
 		out += "; has " + strings.Join(has, ", ")
 	}

@@ -149,6 +149,14 @@ type Spec struct {
 	// the later was dispatched a whole lease after the earlier (false: they
 	// never overlap).
 	RedispatchAfterLease bool
+	// Clocks says whose clock the system measures a duration on when one
+	// process starts it and another judges it (a timeout, a grace window, a
+	// sweep's staleness): the store's (StoreClock, the zero value), so skew
+	// between replicas cannot shorten it; or each replica's own
+	// (ReplicaClocks), a flaw the system could avoid, declared so the
+	// timing checks excuse the widest gap between replica clocks, and the
+	// reports say they did.
+	Clocks Clocks
 	// ReplicaWritesPerJob is about how many store writes the replicas make
 	// per job over a run without faults, background passes included (0:
 	// unknown, taken to be as many as Cordum's engine makes, which the fault
@@ -167,6 +175,19 @@ const (
 	CancelByReplica CancelWriter = ""
 	// CancelByGateway: the gateway writes the cancel itself.
 	CancelByGateway CancelWriter = "gateway"
+)
+
+// Clocks is whose clock a system measures cross-process durations on
+// (Spec.Clocks).
+type Clocks string
+
+// The clocks a system may measure on.
+const (
+	// StoreClock: every time one process stamps and another judges is the
+	// store's.
+	StoreClock Clocks = ""
+	// ReplicaClocks: each replica stamps and judges on its own clock.
+	ReplicaClocks Clocks = "replica clocks"
 )
 
 // Delivery is a system's delivery promise (Spec.Delivery).
