@@ -355,6 +355,16 @@ func checkAssumptions(c *run) {
 	if c.in.RunErr != nil {
 		c.violate(LayerAssumptions, "run_completed", "", 0, c.in.History.End, "%v", c.in.RunErr)
 	}
+	// The environment layer excuses what follows a store loss only if the
+	// simulator restored the copy it says it did: a restore that got a key
+	// wrong is the harness's defect, and no later finding is the system's or
+	// the environment's until it is fixed.
+	for _, l := range c.in.History.StoreLosses {
+		for _, what := range l.Inconsistent {
+			c.violate(LayerAssumptions, "store_restored_faithfully", "", l.Step, l.Time,
+				"the simulated store's failover (everything since %s forgotten) left an inconsistent keyspace: %s", l.Since, what)
+		}
+	}
 }
 
 // mentions reports whether target names job as a whole token ("job:j-1",

@@ -168,6 +168,11 @@ type StoreLoss struct {
 	Keys    int // keys the loss changed
 	Jobs    []string
 	RunKeys []string
+	// Inconsistent lists what the restored keyspace got wrong: a key not as
+	// the copy held it (read by a second path), or a contradiction between
+	// the system's own keys (sut.KeyspaceInvariants). Empty for a faithful
+	// failover.
+	Inconsistent []string `json:",omitempty"`
 }
 
 // Affects reports whether the loss changed the record of job or key id.

@@ -33,6 +33,16 @@ type Observer interface {
 	DueRuns(v View, org string, now time.Time, d time.Duration) []string
 }
 
+// KeyspaceInvariants is an Observer that knows what its system's keys say
+// of one another (a job is in the index its state implies, and in no other).
+// After the simulated store forgets acknowledged writes, the restored
+// keyspace is held to them: a contradiction is the simulator's defect, never
+// the environment's.
+type KeyspaceInvariants interface {
+	// Inconsistencies lists, one line each, what in v contradicts itself.
+	Inconsistencies(v View) []string
+}
+
 // View reads the store without going through a client.
 type View interface {
 	Keys() []string // sorted

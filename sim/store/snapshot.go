@@ -16,6 +16,7 @@ import (
 type Snapshot struct {
 	At   time.Duration
 	keys map[string]value
+	dump map[string]string // the same keyspace by a second path (checkRestore)
 }
 
 // value is one key's type, content and time to live.
@@ -45,6 +46,7 @@ func (s *Store) Snapshot() (Snapshot, error) {
 		}
 		snap.keys[key] = v
 	}
+	snap.dump = s.keyspaceDump(0)
 	return snap, nil
 }
 
@@ -143,7 +145,8 @@ func (s *Store) Lose(snap Snapshot, actor string) (history.StoreLoss, error) {
 		return history.StoreLoss{}, err
 	}
 	after := s.obs.Admission(s, kernel.Epoch)
-	loss := history.StoreLoss{Step: s.k.Step(), Time: s.k.Now(), Since: snap.At, Keys: len(keys)}
+	loss := history.StoreLoss{Step: s.k.Step(), Time: s.k.Now(), Since: snap.At, Keys: len(keys),
+		Inconsistent: s.checkRestore(snap, s.k.Now()-snap.At)}
 	jobs := map[string]bool{}
 	for _, key := range keys {
 		if id, ok := s.obs.JobKey(key); ok {

@@ -96,9 +96,38 @@ func TestStoreLossRestoresEveryValueType(t *testing.T) {
 		require.NoError(t, c.Persist(ctx, "ttl").Err())
 		require.NotEqual(t, want, dumpKeyspace(ctx, t, c, time.Second), "the writes changed every key")
 
-		_, err = s.Lose(snap, "store/failover")
+		loss, err := s.Lose(snap, "store/failover")
 		require.NoError(t, err)
 		require.Equal(t, want, dumpKeyspace(ctx, t, c, time.Second))
+		require.Empty(t, loss.Inconsistent, "the restore checked itself and found the copy")
+	})
+	require.NoError(t, k.Run(time.Minute, nil))
+}
+
+// A restore that does not give back what the copy held says so: here the
+// copy's typed values (what Restore writes) disagree with the keyspace as
+// the store's own dump saw it when the copy was made, as they did when a
+// snapshot kept miniredis's live sorted set.
+func TestUnfaithfulRestoreIsReported(t *testing.T) {
+	k, s, _ := testStore(t, true)
+	c := s.Client("replica-1")
+	k.Spawn("replica-1", "writer", func(ctx context.Context) {
+		a := kernel.ActorOf(ctx)
+		require.NoError(t, c.ZAdd(ctx, "job:index:RUNNING", redis.Z{Score: 1, Member: "j-1"}).Err())
+		require.NoError(t, c.Set(ctx, "lock", "tok", 30*time.Second).Err())
+		snap, err := s.Snapshot()
+		require.NoError(t, err)
+		a.SleepUntil(k.Now() + time.Second)
+		delete(snap.keys["job:index:RUNNING"].zset, "j-1") // the copy lost track of a member
+		lock := snap.keys["lock"]
+		lock.ttl = time.Minute // and of a lock's expiry
+		snap.keys["lock"] = lock
+
+		loss, err := s.Lose(snap, "store/failover")
+		require.NoError(t, err)
+		require.Len(t, loss.Inconsistent, 2, "%v", loss.Inconsistent)
+		require.Contains(t, loss.Inconsistent[0], "key job:index:RUNNING: the copy held it, the restored store does not")
+		require.Contains(t, loss.Inconsistent[1], "key lock: restored as")
 	})
 	require.NoError(t, k.Run(time.Minute, nil))
 }

@@ -16,6 +16,7 @@ const (
 	dlqPrefix         = "dlq:entry:"
 	lockPrefix        = "cordum:" // job locks and per-org admission locks
 	jobLockPrefix     = "cordum:scheduler:job:"
+	jobKeyPrefix      = "job:"       // a job's record, a hash
 	jobIndexPrefix    = "job:index:" // a sorted set per state, scored by update time
 	idempotencyPrefix = "wf:run:idempotency:"
 	reservationsKey   = "wf:run:reservations"
@@ -202,4 +203,40 @@ func (observer) DueRuns(v sut.View, org string, now time.Time, d time.Duration) 
 		}
 	}
 	return due
+}
+
+var _ sut.KeyspaceInvariants = observer{}
+
+// Inconsistencies holds the engine's keys to what its transition script
+// writes in one step: a job in state S is in job:index:S and in no other
+// state's index, and every index member is a job in that state.
+func (o observer) Inconsistencies(v sut.View) []string {
+	var out []string
+	indexed := map[string]string{} // job -> the index it is in
+	for _, key := range v.Keys() {
+		st, ok := strings.CutPrefix(key, jobIndexPrefix)
+		if !ok {
+			continue
+		}
+		for id := range v.ZScores(key) {
+			if other, dup := indexed[id]; dup {
+				out = append(out, "job "+id+" is in the index of "+other+" and of "+st)
+			}
+			indexed[id] = st
+			if got := v.Field(jobKeyPrefix+id, "state"); got != st {
+				out = append(out, "job "+id+" is in "+key+" but its record says "+strconv.Quote(got))
+			}
+		}
+	}
+	for _, key := range v.Keys() {
+		id, ok := o.JobKey(key)
+		if !ok {
+			continue
+		}
+		if st := v.Field(key, "state"); st != "" && indexed[id] == "" {
+			out = append(out, "job "+id+" is "+st+" but in no state index")
+		}
+	}
+	sort.Strings(out)
+	return out
 }
