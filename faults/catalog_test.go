@@ -89,6 +89,8 @@ func namedPoints() map[string]*sim.Point {
 		"gateway release":       redisPoint("gateway", "evalsha", true, "eeee", 2, "wf:run:idempotency:k1", "wf:run:reservations", "r1|fp", "k1"),
 		"gateway create run":    redisPoint("gateway", "evalsha", true, "ffff", 4, "wf:run:r1", "wf:runs:active:o", "wf:run:idempotency:k1", "wf:run:reservations", "o", "wf", "fp", "1", "{}", "1", "r1", "r1|fp", "k1"),
 		"gateway hget":          redisPoint("gateway", "hget", false, "wf:def:wf-1", "org"),
+		"worker gate read":      redisPoint("worker-w1", "hget", false, "outbox:job:j-1", "state"),
+		"worker gate claim":     redisPoint("worker-w1", "evalsha", true, "abab", 1, "outbox:ran:d-1", "d-1"),
 	}
 }
 
@@ -100,6 +102,9 @@ var (
 	gatewayWrites = []string{"gateway reserve", "gateway takeover", "gateway release", "gateway create run"}
 	storeAll      = append(append(append([]string{}, replicaRedis...), "client hget", "client set", "gateway hget"), gatewayWrites...)
 	storeReads    = []string{"replica hget", "client hget", "gateway hget"}
+	gatewayReads  = []string{"client hget", "gateway hget"}
+	workerStore   = []string{"worker gate read", "worker gate claim"}
+	storeAnyone   = append(append([]string{}, storeAll...), workerStore...)
 	jobPublish    = []string{"replica publish", "client publish", "worker result publish"}
 	jobDeliver    = []string{"deliver to replica"}
 	jobAcks       = []string{"replica ack", "worker ack"}
@@ -112,8 +117,8 @@ func TestAvailabilityFilters(t *testing.T) {
 		"StoreWriteFailsBeforeApply":     replicaWrites,
 		"StoreReplyLostAfterApply":       replicaWrites,
 		"StoreReadFails":                 storeReads,
-		"StoreLatency":                   storeAll,
-		"StoreOutage":                    storeAll,
+		"StoreLatency":                   storeAnyone,
+		"StoreOutage":                    storeAnyone,
 		"StoreReadsFailWritesWork":       storeReads,
 		"DispatchedWriteFails":           {"dispatch"},
 		"DispatchedWriteReplyLost":       {"dispatch"},
@@ -142,6 +147,10 @@ func TestAvailabilityFilters(t *testing.T) {
 		"AdmissionWriteFailsBeforeApply": gatewayWrites,
 		"CancelWriteFails":               {"cancel"},
 		"LockRenewalFails":               {"timer lock renewal"},
+		"StatusReadFails":                gatewayReads,
+		"WorkerResultPublishFails":       {"worker result publish"},
+		"WorkerStoreFails":               workerStore,
+		"WorkerStoreReplyLost":           {"worker gate claim"},
 		// Setup kinds act on the world, never at a point.
 		"ClockSkew":                nil,
 		"PoolMappingMissing":       nil,

@@ -100,6 +100,12 @@ var (
 	needJobLock   = need{func(s sut.Spec) bool { return s.JobLock }, "a job lock"}
 	needAdmission = need{func(s sut.Spec) bool { return s.RunAdmission }, "run admission"}
 	needRunning   = need{func(s sut.Spec) bool { return s.Running != "" }, "a running state (the spec's Running role)"}
+	// Only a worker with a dispatch gate talks to the store, and only one
+	// that claims what it runs writes there.
+	needWorkerStore = need{func(s sut.Spec) bool { return s.WorkerGate != sut.GateNone },
+		"a worker dispatch gate in the store"}
+	needWorkerClaim = need{func(s sut.Spec) bool { return s.WorkerGate == sut.GateClaim },
+		"a worker dispatch gate that claims in the store"}
 	// A gateway that writes cancels itself leaves no replica cancel write to fail.
 	needReplicaCancels = need{func(s sut.Spec) bool { return s.Cancels == sut.CancelByReplica && s.Cancelled != "" },
 		"cancels written by a replica"}

@@ -216,7 +216,8 @@ func Swarm(rng *rand.Rand) Options {
 
 // swarmAppended are the kinds that joined the swarm after its seeds were
 // pinned, in the order they joined.
-var swarmAppended = []string{"CancelWriteFails", "LockRenewalFails"}
+var swarmAppended = []string{"CancelWriteFails", "LockRenewalFails", "StatusReadFails", "WorkerResultPublishFails",
+	"WorkerStoreFails", "WorkerStoreReplyLost"}
 
 // swarmOrder is the catalog in the order Swarm draws it: by name, then the
 // appended kinds.

@@ -178,6 +178,7 @@ func All() []Scenario {
 		topicTimeouts,
 		skewedGrace,
 		skewedTimeouts,
+		actorIO,
 		{
 			Name:        "store-outage",
 			Source:      "DESIGN §4",

@@ -76,8 +76,9 @@ func kindNames(ks []faults.Kind) []string {
 	return out
 }
 
-// Cordum's engine has every feature and promises exactly once: its fitted
-// release suite is the release suite as written.
+// Cordum's engine has every feature but a worker gate that writes (its
+// workers' fence only reads) and promises exactly once: its fitted release
+// suite is the release suite as written, less that one fault kind.
 func TestCordumReleaseFitsUnchanged(t *testing.T) {
 	plain, fitted := Release(), Release().For(cordum.System{})
 	require.Len(t, fitted.Cases, len(plain.Cases))
@@ -88,8 +89,15 @@ func TestCordumReleaseFitsUnchanged(t *testing.T) {
 		require.Equal(t, p.Finding, c.Finding)
 		require.Equal(t, p.Seeds, c.Seeds)
 		require.Equal(t, p.Sometimes, c.Sometimes, c.Scenario.Name)
-		require.Empty(t, c.Dropped, c.Scenario.Name)
-		require.Equal(t, kindNames(p.Scenario.Faults), kindNames(c.Scenario.DeclaredFaults()), c.Scenario.Name)
+		want := kindNames(p.Scenario.Faults)
+		if c.Scenario.Name == actorIO.Name {
+			require.Equal(t, []string{"fault kind WorkerStoreReplyLost: the system has no worker dispatch gate that claims in the store"},
+				c.Dropped)
+			want = slices.DeleteFunc(want, func(k string) bool { return k == faults.WorkerStoreReplyLost.Name })
+		} else {
+			require.Empty(t, c.Dropped, c.Scenario.Name)
+		}
+		require.Equal(t, want, kindNames(c.Scenario.DeclaredFaults()), c.Scenario.Name)
 		// Same fault options, so the same draws.
 		require.Equal(t, p.Scenario.FaultOptions(1).String(), c.Scenario.FaultOptions(1).String(), c.Scenario.Name)
 	}

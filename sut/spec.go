@@ -116,6 +116,11 @@ type Spec struct {
 	// remembers what it ran across worker restarts (a store-backed idempotent
 	// consumer): one stored message run twice is then the worker's fault.
 	WorkersDedupDurably bool
+	// WorkerGate is what a worker asks the store before it runs a dispatch,
+	// through its protocol's IdempotentConsumer: nothing (GateNone), a read
+	// (GateRead, a fence on the job's current dispatch), or a write that
+	// claims the dispatch (GateClaim). Fault kinds aim at those commands.
+	WorkerGate Gate
 	// PublishFromRelay is true when dispatches are published after the state
 	// commit, by a relay, rather than by the handler that wrote the state.
 	PublishFromRelay bool
@@ -188,6 +193,16 @@ const (
 	StoreClock Clocks = ""
 	// ReplicaClocks: each replica stamps and judges on its own clock.
 	ReplicaClocks Clocks = "replica clocks"
+)
+
+// Gate is what a worker's dispatch gate does in the store (Spec.WorkerGate).
+type Gate string
+
+// The worker gates.
+const (
+	GateNone  Gate = ""
+	GateRead  Gate = "read"
+	GateClaim Gate = "claim"
 )
 
 // Delivery is a system's delivery promise (Spec.Delivery).

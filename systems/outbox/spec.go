@@ -34,6 +34,7 @@ func (System) Spec(o sut.Options) sut.Spec {
 		PublishFromRelay:     true,
 		// dispatch.Consumer keeps the ids it ran in the store.
 		WorkersDedupDurably: true,
+		WorkerGate:          sut.GateClaim,
 		Cancels:             sut.CancelByReplica,
 		Delivery:            sut.AtLeastOnceIdempotentConsumer,
 		// Its scripts stamp and its sweeps judge on the replica's clock.
