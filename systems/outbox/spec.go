@@ -37,8 +37,6 @@ func (System) Spec(o sut.Options) sut.Spec {
 		WorkerGate:          sut.GateClaim,
 		Cancels:             sut.CancelByReplica,
 		Delivery:            sut.AtLeastOnceIdempotentConsumer,
-		// Its scripts stamp and its sweeps judge on the replica's clock.
-		Clocks: sut.ReplicaClocks,
 		DLQReasons: []string{string(dispatch.ReasonNoWorkers), string(dispatch.ReasonPoolOverloaded),
 			string(dispatch.ReasonJobFailed), string(dispatch.ReasonUnknownResult), string(dispatch.ReasonDispatchTimeout),
 			string(dispatch.ReasonRunningTimeout)},

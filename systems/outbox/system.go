@@ -71,7 +71,7 @@ func settled[T any](h func(context.Context, T) error) func(context.Context, T) s
 
 // StartGateway is the job API; the outbox has no run admission.
 func (System) StartGateway(p sut.Ports, _ sut.Options) (sut.Gateway, error) {
-	return &gateway{bus: p.Bus, jobs: dispatch.NewJobStore(p.Redis, clock{p.Clock})}, nil
+	return &gateway{bus: p.Bus, jobs: dispatch.NewJobStore(p.Redis)}, nil
 }
 
 type gateway struct {

@@ -43,7 +43,7 @@ func New(cfg Config) (*Dispatcher, error) {
 	if err != nil {
 		return nil, err
 	}
-	d := &Dispatcher{cfg: cfg, store: NewJobStore(cfg.Redis, cfg.Clock), bus: cfg.Bus, clock: cfg.Clock,
+	d := &Dispatcher{cfg: cfg, store: NewJobStore(cfg.Redis), bus: cfg.Bus, clock: cfg.Clock,
 		rand: cfg.Random, log: cfg.Logger, metrics: m, workers: newWorkerRegistry(cfg.WorkerTTL)}
 	d.relayID = "relay-" + newToken(cfg.Random)
 	d.SetRouting(cfg.Routing)

@@ -13,5 +13,7 @@
 // never writes a state outside the compare-and-transition scripts, never
 // reads the wall clock, never draws global randomness and never starts a
 // goroutine: time, randomness, the store client, the bus and metrics are
-// ports (ports.go), so a simulator can run it deterministically.
+// ports (ports.go), so a simulator can run it deterministically. A time one
+// replica stamps and another judges is never a replica's: the scripts stamp
+// with the store's TIME and the sweeps read it, whatever the clocks say.
 package dispatch

@@ -260,7 +260,13 @@ func newTestEnv(t *testing.T) *testEnv {
 	hook := &faultHook{}
 	rdb.AddHook(hook)
 	clock := newManualClock()
-	clock.onAdvance = mr.FastForward
+	// The store's clock is the test's: TIME (which the scripts stamp with and
+	// the sweeps and relays judge by) reads it, and keys expire by it.
+	mr.SetTime(clock.Now())
+	clock.onAdvance = func(d time.Duration) {
+		mr.FastForward(d)
+		mr.SetTime(clock.Now())
+	}
 	return &testEnv{mr: mr, rdb: rdb, clock: clock, bus: &fakeBus{}, hook: hook}
 }
 

@@ -31,8 +31,8 @@ type Lease struct {
 // and drops those whose dispatch no longer matters (terminal or superseded).
 // Two relays never hold a claim on one entry inside a lease.
 func (s *JobStore) ClaimEntries(ctx context.Context, l Lease) ([]OutboxEntry, error) {
-	reply, err := claimScript.Run(ctx, s.rdb, []string{pendingKey}, s.clock.Now().UnixMilli(),
-		l.Duration.Milliseconds(), l.Batch, l.RelayID, l.Retention.Milliseconds()).Slice()
+	reply, err := claimScript.Run(ctx, s.rdb, []string{pendingKey}, l.Duration.Milliseconds(), l.Batch, l.RelayID,
+		l.Retention.Milliseconds()).Slice()
 	if err != nil {
 		return nil, fmt.Errorf("claim outbox entries: %w", err)
 	}
@@ -61,17 +61,22 @@ func (s *JobStore) ClaimEntries(ctx context.Context, l Lease) ([]OutboxEntry, er
 // Enqueue writes a standalone outbox entry, not tied to a state change.
 func (s *JobStore) Enqueue(ctx context.Context, e OutboxEntry) error {
 	err := enqueueScript.Run(ctx, s.rdb, []string{entryKey(e.ID), pendingKey}, e.ID, e.Kind, e.JobID, e.Subject,
-		e.MessageID, e.Data, s.clock.Now().UnixMilli()).Err()
+		e.MessageID, e.Data).Err()
 	if err != nil {
 		return fmt.Errorf("enqueue outbox entry %s: %w", e.ID, err)
 	}
 	return nil
 }
 
-// HasDueEntries reports whether any entry is claimable now: one plain read, so
-// an idle relay tick costs no script.
+// HasDueEntries reports whether any entry is claimable now: two plain reads,
+// so an idle relay tick costs no script. Now is the store's, as the claim's:
+// on a replica's clock ahead, a leased entry would look due to it alone.
 func (s *JobStore) HasDueEntries(ctx context.Context) (bool, error) {
-	n, err := s.rdb.ZCount(ctx, pendingKey, "-inf", strconv.FormatInt(s.clock.Now().UnixMilli(), 10)).Result()
+	now, err := s.Now(ctx)
+	if err != nil {
+		return false, fmt.Errorf("count due outbox entries: %w", err)
+	}
+	n, err := s.rdb.ZCount(ctx, pendingKey, "-inf", strconv.FormatInt(now.UnixMilli(), 10)).Result()
 	if err != nil {
 		return false, fmt.Errorf("count due outbox entries: %w", err)
 	}
@@ -83,7 +88,7 @@ func (s *JobStore) HasDueEntries(ctx context.Context) (bool, error) {
 // "ok", "already" (another relay marked it) or "missing".
 func (s *JobStore) MarkSent(ctx context.Context, entryID string, retention time.Duration) (string, error) {
 	reply, err := markSentScript.Run(ctx, s.rdb, []string{entryKey(entryID), pendingKey}, entryID,
-		s.clock.Now().UnixMilli(), retention.Milliseconds()).Slice()
+		retention.Milliseconds()).Slice()
 	if err != nil {
 		return "", fmt.Errorf("mark outbox entry %s sent: %w", entryID, err)
 	}

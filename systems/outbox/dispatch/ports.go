@@ -7,9 +7,11 @@ import (
 	"time"
 )
 
-// Clock is the package's only source of time. Work that runs later (relay,
-// reconciler and replayer ticks) is started through AfterFunc, never with a go
-// statement, so a simulator can schedule it.
+// Clock is the replica's own time, for what this replica alone measures
+// (the heartbeats it heard, sleeps, ticks); a time another replica may judge
+// is the store's (JobStore.Now and the scripts' TIME). Work that runs later
+// (relay, reconciler and replayer ticks) is started through AfterFunc, never
+// with a go statement, so a simulator can schedule it.
 type Clock interface {
 	Now() time.Time
 	// Sleep waits for d or until ctx is done, whichever comes first.

@@ -22,7 +22,12 @@ func (d *Dispatcher) ReconcileOnce(ctx context.Context) error {
 }
 
 func (d *Dispatcher) reconcileState(ctx context.Context, st JobState) error {
-	now := d.clock.Now()
+	// The job's age is the store's: its state was stamped there, maybe by a
+	// replica whose clock runs minutes from this one's.
+	now, err := d.store.Now(ctx)
+	if err != nil {
+		return fmt.Errorf("reconcile: %w", err)
+	}
 	timeout, code := d.cfg.DispatchTimeout, ReasonDispatchTimeout
 	if st == StateRunning {
 		timeout, code = d.cfg.RunningTimeout, ReasonRunningTimeout
@@ -63,7 +68,11 @@ func (d *Dispatcher) reconcileState(ctx context.Context, st JobState) error {
 // for ReplayAfter through HandleJobRequest (a request lost by the bus, a NAK
 // that never came back, a retryable failure awaiting its re-dispatch).
 func (d *Dispatcher) ReplayPendingOnce(ctx context.Context) error {
-	cutoff := d.clock.Now().Add(-d.cfg.ReplayAfter)
+	now, err := d.store.Now(ctx)
+	if err != nil {
+		return fmt.Errorf("replay: %w", err)
+	}
+	cutoff := now.Add(-d.cfg.ReplayAfter)
 	var errs []error
 	for _, st := range []JobState{StatePending, StateScheduled, StateRetrying} {
 		ids, err := d.store.StaleJobs(ctx, st, cutoff, d.cfg.SweepBatch)

@@ -48,6 +48,10 @@ func luaPrelude() string {
 		}
 	}
 	return fmt.Sprintf(`
+-- Every time a script writes is the store's: a replica stamps what another
+-- judges (a state's age, a claim's lease), and their clocks may disagree.
+local T = redis.call('TIME')
+local NOW = tonumber(T[1]) * 1000 + math.floor(tonumber(T[2]) / 1000)
 local allowed = {
 %s}
 local terminal = {%s}
@@ -55,7 +59,7 @@ local JOB, EVENTS, INDEX, ENTRY = %q, %q, %q, %q
 
 -- transition moves job id from 'from' (at version want, 0: any) to 'to', or
 -- refuses without writing. Returns status, current state, new version.
-local function transition(jk, ek, id, from, want, to, now, reason)
+local function transition(jk, ek, id, from, want, to, reason)
   local cur = redis.call('HGET', jk, 'state') or ''
   local version = tonumber(redis.call('HGET', jk, 'version') or '0')
   if terminal[cur] then return 'terminal', cur, version end
@@ -63,26 +67,26 @@ local function transition(jk, ek, id, from, want, to, now, reason)
   if want > 0 and version ~= want then return 'stale', cur, version end
   if not (allowed[cur] and allowed[cur][to]) then return 'forbidden', cur, version end
   version = version + 1
-  redis.call('HSET', jk, 'state', to, 'updated_at', now, 'version', version)
+  redis.call('HSET', jk, 'state', to, 'updated_at', NOW, 'version', version)
   if cur == '' then
-    redis.call('HSET', jk, 'id', id, 'created_at', now, 'attempts', 0, 'dispatch_gen', 0)
+    redis.call('HSET', jk, 'id', id, 'created_at', NOW, 'attempts', 0, 'dispatch_gen', 0)
   end
   -- Every scheduling pass counts an attempt.
   if to == 'SCHEDULED' then redis.call('HINCRBY', jk, 'attempts', 1) end
   -- A retryable failure earns one re-dispatch under a new message id.
   if to == 'RETRYING' then redis.call('HINCRBY', jk, 'dispatch_gen', 1) end
   if cur ~= '' then redis.call('ZREM', INDEX .. cur, id) end
-  redis.call('ZADD', INDEX .. to, now, id)
-  redis.call('RPUSH', ek, now .. '|' .. cur .. '|' .. to .. '|' .. reason)
+  redis.call('ZADD', INDEX .. to, NOW, id)
+  redis.call('RPUSH', ek, NOW .. '|' .. cur .. '|' .. to .. '|' .. reason)
   redis.call('LTRIM', ek, -%d, -1)
   return 'ok', cur, version
 end
 
 -- enqueue writes one outbox entry, claimable at once.
-local function enqueue(entryKey, pendingKey, entryID, kind, jobID, subject, msgID, data, now)
+local function enqueue(entryKey, pendingKey, entryID, kind, jobID, subject, msgID, data)
   redis.call('HSET', entryKey, 'kind', kind, 'job_id', jobID, 'subject', subject,
-    'msg_id', msgID, 'data', data, 'created_at', now, 'claims', 0)
-  redis.call('ZADD', pendingKey, now, entryID)
+    'msg_id', msgID, 'data', data, 'created_at', NOW, 'claims', 0)
+  redis.call('ZADD', pendingKey, NOW, entryID)
 end
 `, allowed.String(), terminal.String(), jobKeyPrefix, jobEventsPrefix, jobIndexPrefix, entryKeyPrefix, maxJobEvents)
 }
@@ -90,17 +94,17 @@ end
 // luaTransition is a compare-and-transition; a DLQ entry, when given, is
 // stored and queued for announcement in the same step.
 // KEYS: 1 job, 2 events, 3 DLQ entry, 4 DLQ outbox entry, 5 pending set
-// ARGV: 1 job id, 2 from, 3 version (0: any), 4 to, 5 now ms, 6 reason,
+// ARGV: 1 job id, 2 from, 3 version (0: any), 4 to, 5 reason,
 //
-//	7 DLQ JSON ("": none), 8 DLQ outbox entry id, 9 DLQ message id, 10.. field/value pairs
+//	6 DLQ JSON ("": none), 7 DLQ outbox entry id, 8 DLQ message id, 9.. field/value pairs
 var luaTransition = fmt.Sprintf(`
-local st, cur, version = transition(KEYS[1], KEYS[2], ARGV[1], ARGV[2], tonumber(ARGV[3]), ARGV[4], ARGV[5], ARGV[6])
+local st, cur, version = transition(KEYS[1], KEYS[2], ARGV[1], ARGV[2], tonumber(ARGV[3]), ARGV[4], ARGV[5])
 if st ~= 'ok' then return {st, cur} end
-for i = 10, #ARGV, 2 do redis.call('HSET', KEYS[1], ARGV[i], ARGV[i+1]) end
-if ARGV[7] ~= '' then
-  redis.call('SET', KEYS[3], ARGV[7])
-  redis.call('ZADD', %q, ARGV[5], ARGV[1])
-  enqueue(KEYS[4], KEYS[5], ARGV[8], 'dlq', ARGV[1], %q, ARGV[9], ARGV[7], ARGV[5])
+for i = 9, #ARGV, 2 do redis.call('HSET', KEYS[1], ARGV[i], ARGV[i+1]) end
+if ARGV[6] ~= '' then
+  redis.call('SET', KEYS[3], ARGV[6])
+  redis.call('ZADD', %q, NOW, ARGV[1])
+  enqueue(KEYS[4], KEYS[5], ARGV[7], 'dlq', ARGV[1], %q, ARGV[8], ARGV[6])
 end
 return {'ok', cur, version, redis.call('HGET', KEYS[1], 'attempts'), redis.call('HGET', KEYS[1], 'dispatch_gen')}
 `, dlqIndexKey, SubjectDLQ)
@@ -109,16 +113,16 @@ return {'ok', cur, version, redis.call('HGET', KEYS[1], 'attempts'), redis.call(
 // (SCHEDULED, counting the attempt), DISPATCHED with its dispatch id, and the
 // outbox entry carrying the packet, all or nothing.
 // KEYS: 1 job, 2 events, 3 outbox entry, 4 pending set
-// ARGV: 1 job id, 2 from, 3 version, 4 now ms, 5 dispatch id, 6 worker,
+// ARGV: 1 job id, 2 from, 3 version, 4 dispatch id, 5 worker,
 //
-//	7 subject, 8 message id, 9 packet
+//	6 subject, 7 message id, 8 packet
 const luaDispatch = `
-local st, cur, version = transition(KEYS[1], KEYS[2], ARGV[1], ARGV[2], tonumber(ARGV[3]), 'SCHEDULED', ARGV[4], 'schedule')
+local st, cur, version = transition(KEYS[1], KEYS[2], ARGV[1], ARGV[2], tonumber(ARGV[3]), 'SCHEDULED', 'schedule')
 if st ~= 'ok' then return {st, cur} end
 -- Cannot be refused: the job is SCHEDULED at this version and the table allows it.
-st, cur, version = transition(KEYS[1], KEYS[2], ARGV[1], 'SCHEDULED', version, 'DISPATCHED', ARGV[4], 'dispatch ' .. ARGV[6])
-redis.call('HSET', KEYS[1], 'dispatch_id', ARGV[5], 'worker', ARGV[6], 'last_error_code', '', 'last_error', '')
-enqueue(KEYS[3], KEYS[4], ARGV[5], 'dispatch', ARGV[1], ARGV[7], ARGV[8], ARGV[9], ARGV[4])
+st, cur, version = transition(KEYS[1], KEYS[2], ARGV[1], 'SCHEDULED', version, 'DISPATCHED', 'dispatch ' .. ARGV[5])
+redis.call('HSET', KEYS[1], 'dispatch_id', ARGV[4], 'worker', ARGV[5], 'last_error_code', '', 'last_error', '')
+enqueue(KEYS[3], KEYS[4], ARGV[4], 'dispatch', ARGV[1], ARGV[6], ARGV[7], ARGV[8])
 return {'ok', cur, version, redis.call('HGET', KEYS[1], 'attempts'), redis.call('HGET', KEYS[1], 'dispatch_gen')}
 `
 
@@ -126,10 +130,9 @@ return {'ok', cur, version, redis.call('HGET', KEYS[1], 'attempts'), redis.call(
 // dispatch no longer matters (the job is terminal, or was re-dispatched under
 // another id) is dropped instead of published.
 // KEYS: 1 pending set
-// ARGV: 1 now ms, 2 lease ms, 3 batch, 4 relay id, 5 retention ms
+// ARGV: 1 lease ms, 2 batch, 3 relay id, 4 retention ms
 const luaClaim = `
-local now = tonumber(ARGV[1])
-local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now, 'LIMIT', 0, tonumber(ARGV[3]))
+local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', NOW, 'LIMIT', 0, tonumber(ARGV[2]))
 local out = {}
 for _, eid in ipairs(due) do
   local ek = ENTRY .. eid
@@ -144,14 +147,14 @@ for _, eid in ipairs(due) do
   if drop then
     redis.call('ZREM', KEYS[1], eid)
     if e[1] then
-      redis.call('HSET', ek, 'dropped', drop, 'done_at', now)
-      redis.call('PEXPIRE', ek, ARGV[5])
+      redis.call('HSET', ek, 'dropped', drop, 'done_at', NOW)
+      redis.call('PEXPIRE', ek, ARGV[4])
     end
     table.insert(out, {eid, 'drop', drop})
   else
-    redis.call('ZADD', KEYS[1], now + tonumber(ARGV[2]), eid)
+    redis.call('ZADD', KEYS[1], NOW + tonumber(ARGV[1]), eid)
     local claims = redis.call('HINCRBY', ek, 'claims', 1)
-    redis.call('HSET', ek, 'claimed_by', ARGV[4])
+    redis.call('HSET', ek, 'claimed_by', ARGV[3])
     table.insert(out, {eid, 'claim', e[1], e[2], e[3], e[4], e[5], claims})
   end
 end
@@ -162,7 +165,7 @@ return out
 // job's current one, moves the job DISPATCHED -> RUNNING. A result that landed
 // first, a cancel or a timeout make that transition a no-op.
 // KEYS: 1 outbox entry, 2 pending set
-// ARGV: 1 entry id, 2 now ms, 3 retention ms
+// ARGV: 1 entry id, 2 retention ms
 const luaMarkSent = `
 local e = redis.call('HMGET', KEYS[1], 'kind', 'job_id', 'sent_at')
 if not e[1] then
@@ -171,12 +174,12 @@ if not e[1] then
 end
 if e[3] then return {'already'} end
 redis.call('ZREM', KEYS[2], ARGV[1])
-redis.call('HSET', KEYS[1], 'sent_at', ARGV[2])
-redis.call('PEXPIRE', KEYS[1], ARGV[3])
+redis.call('HSET', KEYS[1], 'sent_at', NOW)
+redis.call('PEXPIRE', KEYS[1], ARGV[2])
 if e[1] == 'dispatch' then
   local jk = JOB .. e[2]
   if redis.call('HGET', jk, 'dispatch_id') == ARGV[1] then
-    local st = transition(jk, EVENTS .. e[2], e[2], 'DISPATCHED', 0, 'RUNNING', ARGV[2], 'published')
+    local st = transition(jk, EVENTS .. e[2], e[2], 'DISPATCHED', 0, 'RUNNING', 'published')
     return {'ok', st}
   end
 end
@@ -186,9 +189,9 @@ return {'ok', 'none'}
 // luaEnqueue queues a message that belongs to no job's state change (the DLQ
 // announcement of a request without a job id).
 // KEYS: 1 outbox entry, 2 pending set
-// ARGV: 1 entry id, 2 kind, 3 job id, 4 subject, 5 message id, 6 data, 7 now ms
+// ARGV: 1 entry id, 2 kind, 3 job id, 4 subject, 5 message id, 6 data
 const luaEnqueue = `
-enqueue(KEYS[1], KEYS[2], ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5], ARGV[6], ARGV[7])
+enqueue(KEYS[1], KEYS[2], ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5], ARGV[6])
 return 'ok'
 `
 

@@ -75,13 +75,24 @@ type Dispatch struct {
 // JobStore keeps jobs and their outbox in Redis. Every write goes through a
 // script, so the transition table is enforced where the data lives.
 type JobStore struct {
-	rdb   redis.UniversalClient
-	clock Clock
+	rdb redis.UniversalClient
 }
 
-// NewJobStore returns a store on rdb.
-func NewJobStore(rdb redis.UniversalClient, clock Clock) *JobStore {
-	return &JobStore{rdb: rdb, clock: clock}
+// NewJobStore returns a store on rdb. It keeps no clock of its own: every
+// time it writes or compares is the store's (Now).
+func NewJobStore(rdb redis.UniversalClient) *JobStore {
+	return &JobStore{rdb: rdb}
+}
+
+// Now is the store's time. What one replica stamps and another judges (a
+// state's age, an entry's due time, a claim's lease) is measured on it: the
+// replicas' own clocks may disagree by minutes.
+func (s *JobStore) Now(ctx context.Context) (time.Time, error) {
+	t, err := s.rdb.Time(ctx).Result()
+	if err != nil {
+		return time.Time{}, fmt.Errorf("read the store's time: %w", err)
+	}
+	return t.Truncate(time.Millisecond).UTC(), nil
 }
 
 // Transition applies t atomically, or refuses it with *TransitionError. Any
@@ -95,8 +106,8 @@ func (s *JobStore) Transition(ctx context.Context, t Transition) (TransitionResu
 		}
 		dlq = string(b)
 	}
-	args := make([]any, 0, 9+2*len(t.Fields))
-	args = append(args, t.JobID, string(t.From), t.Version, string(t.To), s.clock.Now().UnixMilli(), t.Reason,
+	args := make([]any, 0, 8+2*len(t.Fields))
+	args = append(args, t.JobID, string(t.From), t.Version, string(t.To), t.Reason,
 		dlq, dlqEntryID(t.JobID), DLQMessageID(t.JobID))
 	for _, f := range t.Fields {
 		args = append(args, f.Name, f.Value)
@@ -112,8 +123,7 @@ func (s *JobStore) Transition(ctx context.Context, t Transition) (TransitionResu
 // Dispatch applies d atomically: all of it, or (refused) none of it.
 func (s *JobStore) Dispatch(ctx context.Context, d Dispatch) (TransitionResult, error) {
 	keys := []string{jobKey(d.JobID), jobEventsKey(d.JobID), entryKey(d.DispatchID), pendingKey}
-	reply, err := dispatchScript.Run(ctx, s.rdb, keys, d.JobID, string(d.From), d.Version, s.clock.Now().UnixMilli(),
-		d.DispatchID, d.Worker, d.Subject, d.MessageID, d.Packet).Slice()
+	reply, err := dispatchScript.Run(ctx, s.rdb, keys, d.JobID, string(d.From), d.Version, d.DispatchID, d.Worker, d.Subject, d.MessageID, d.Packet).Slice()
 	if err != nil {
 		return TransitionResult{}, fmt.Errorf("dispatch job %s: %w", d.JobID, err)
 	}
