@@ -3,6 +3,7 @@ package checker
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 	"maps"
 	"slices"
 	"sort"
@@ -50,14 +51,14 @@ func runHistories(h *history.History) (map[string][]porcupine.Operation, []strin
 }
 
 // runIntent is what a start asked for, as the key's binding must match it:
-// the org, the workflow and the body, compacted (whitespace is not part of
-// a request's identity). A start that names neither org nor workflow is
-// known by its body alone.
+// the org, the workflow and the body as JSON means it (whitespace, the order
+// of an object's fields and how a string is escaped are not part of a
+// request's identity: clients write one body many ways). A start that names
+// neither org nor workflow is known by its body alone.
 func runIntent(op history.ClientOp) string {
 	body := op.Input
-	var b bytes.Buffer
-	if json.Compact(&b, []byte(body)) == nil {
-		body = b.String()
+	if canonical, ok := canonicalJSON(body); ok {
+		body = canonical
 	}
 	if op.Org == "" && op.Workflow == "" {
 		return body
@@ -207,4 +208,25 @@ func heldBySomeone(h *history.History, ops []history.ClientOp, i int, key string
 		}
 	}
 	return false
+}
+
+// canonicalJSON writes a JSON value one way: objects' fields sorted, strings
+// escaped alike, no whitespace; numbers as written.
+func canonicalJSON(s string) (string, bool) {
+	dec := json.NewDecoder(strings.NewReader(s))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return "", false
+	}
+	if _, err := dec.Token(); err != io.EOF { // one value, nothing after it
+		return "", false
+	}
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return "", false
+	}
+	return strings.TrimSuffix(b.String(), "\n"), true
 }

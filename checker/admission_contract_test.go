@@ -292,6 +292,19 @@ func TestMismatchForTheBindingsOwnIntentIsCaught(t *testing.T) {
 		start(2, "org-2", "wf-2", "key-1", body, 200, runA)
 	r = replayed.checkContract(owned, nil)
 	require.Equal(t, []string{"run_admission"}, checkers(r), "another org's start replayed the run")
+
+	// A retry that writes the body another way (fields reordered, a
+	// character escaped) is the same intent: refusing it is unjustified,
+	// replaying it is right.
+	const twoFields = `{"input":"key-1","priority":2}`
+	for _, form := range []string{`{"priority":2,"input":"key-1"}`, `{"input":"key\u002d1","priority":2}`} {
+		refused := newStory().start(1, "org-1", "wf-1", "key-1", twoFields, 200, runA).
+			start(2, "org-1", "wf-1", "key-1", form, 409, history.RunReplyMismatch)
+		require.Equal(t, []string{"run_conflict_justified", "run_admission"}, checkers(refused.checkContract(owned, nil)), form)
+		again := newStory().start(1, "org-1", "wf-1", "key-1", twoFields, 200, runA).
+			start(2, "org-1", "wf-1", "key-1", form, 200, runA)
+		require.False(t, again.checkContract(owned, nil).Failed(), form)
+	}
 }
 
 // setup adds a set-up operation of kind (a limit, a planted value) on key.

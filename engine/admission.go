@@ -7,11 +7,14 @@ package engine
 // poisoned for ever.
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
 	"strconv"
@@ -707,10 +710,35 @@ func isFingerprint(s string) bool {
 
 func isLowerHex(c byte) bool { return ('0' <= c && c <= '9') || ('a' <= c && c <= 'f') }
 
-// payloadFingerprint is the hex SHA-256 of the payload bytes.
+// payloadFingerprint is the hex SHA-256 of the payload as JSON means it:
+// clients write one body many ways (spacing, field order, escapes; a retry
+// may go through another library), and a key's retry in another form is the
+// same request, not a reuse for another payload. A body that is not JSON is
+// taken byte for byte.
 func payloadFingerprint(payload []byte) string {
-	sum := sha256.Sum256(payload)
+	sum := sha256.Sum256(canonicalJSON(payload))
 	return hex.EncodeToString(sum[:])
+}
+
+// canonicalJSON writes a JSON value one way: objects' fields sorted, strings
+// escaped alike, no whitespace, numbers as written; anything else as it is.
+func canonicalJSON(payload []byte) []byte {
+	dec := json.NewDecoder(bytes.NewReader(payload))
+	dec.UseNumber()
+	var v any
+	if dec.Decode(&v) != nil {
+		return payload
+	}
+	if _, err := dec.Token(); err != io.EOF { // one value, nothing after it
+		return payload
+	}
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if enc.Encode(v) != nil {
+		return payload
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n"))
 }
 
 // admissionMetrics are the gateway's admission counters.

@@ -440,6 +440,28 @@ func TestAdmissionReplaySameKeyAndPayload(t *testing.T) {
 	})
 }
 
+// A retry writes the same body another way (spacing, field order, an
+// escaped character, a final newline): it is the same request and replays
+// the run. Before, the fingerprint was of the bytes, and such a retry was
+// refused as a reuse for another payload (run-admission-contract 2700 with
+// clients' encodings varied).
+func TestAdmissionRetryInAnotherEncodingReplays(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, env *testEnv) {
+		ta := newTestAdmission(t, env)
+		first := ta.start("retry-1", `{"input":"key-1","priority":2}`)
+		require.Equal(t, http.StatusOK, first.Status)
+		for _, body := range []string{`{ "input": "key-1", "priority": 2 }`, `{"priority":2,"input":"key-1"}`,
+			`{"input":"key\u002d1","priority":2}`, "{\n  \"input\": \"key-1\",\n  \"priority\": 2\n}\n"} {
+			again := ta.start("retry-1", body)
+			require.Equal(t, http.StatusOK, again.Status, body)
+			require.True(t, again.Replayed, body)
+			require.Equal(t, first.RunID, again.RunID, body)
+		}
+		other := ta.start("retry-1", `{"input":"key-1","priority":3}`)
+		require.Equal(t, http.StatusConflict, other.Status, "another payload is still another intent")
+	})
+}
+
 func TestAdmissionKeyReuseWithAnotherIntentIsRefused(t *testing.T) {
 	ctx := context.Background()
 	forEachBackend(t, func(t *testing.T, env *testEnv) {

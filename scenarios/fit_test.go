@@ -121,7 +121,7 @@ func TestOutboxReleaseFitsItsSpec(t *testing.T) {
 		na = append(na, name)
 	}
 	require.ElementsMatch(t, []string{"regression/429-leaves-key-reserved",
-		"regression/crashed-reservation-never-reclaimed", "tenants", "idempotency-reservation", "admission-crash",
+		"regression/crashed-reservation-never-reclaimed", "regression/retry-in-another-encoding-refused", "tenants", "idempotency-reservation", "admission-crash",
 		"run-admission-contract", "lock-renewals", "ambiguous-publish-no-dedup"}, na)
 	require.Contains(t, caseNamed(t, s, "tenants").NotApplicable, "tenant caps")
 	require.Contains(t, caseNamed(t, s, "lock-renewals").NotApplicable, "a job lock")

@@ -135,6 +135,24 @@ var regressions = []pinned{
 	// process would (placement). A held-back delivery now goes to whoever
 	// serves the queue when it is due.
 	{scenario: "world-swarm", seed: 6010660, finding: "held-back-delivery-to-a-restarted-replica"},
+	// Replica clocks 30-90 s apart: a job stamped RUNNING on a clock behind
+	// was timed out by a reconciler on a clock ahead seconds later
+	// (timeout_not_early, sweep_takes_stale). Times one replica stamps and
+	// another judges are now the store's.
+	{scenario: "skewed-timeouts", seed: 7200, finding: "timeout-judged-on-another-replicas-clock"},
+	// The same skew shortened a pick grace window another replica opened:
+	// a job failed no_pool_mapping_topic 2.5 s into its 30 s window, before
+	// its mapping arrived (grace_not_early, job_succeeded).
+	{scenario: "skewed-grace", seed: 3505, finding: "grace-window-shortened-by-clock-skew"},
+	// Clients write one body many ways: a retry whose body had its fields in
+	// another order was refused 409 as a reuse for another payload, since
+	// the key's fingerprint was of the bytes (run_conflict_justified).
+	{scenario: "run-admission-contract", seed: 2700, finding: "retry-in-another-encoding-refused"},
+	// A simulator defect: a store loss restored miniredis's live sorted
+	// sets, so reverted jobs dropped out of their state index and were never
+	// timed out, and the environment layer took every finding on them. The
+	// restore now checks itself (store_restored_faithfully).
+	{scenario: "store-failover", seed: 8800, finding: "restore-kept-live-sorted-sets"},
 }
 
 // Regression is the pinned seeds.

@@ -46,7 +46,8 @@ func (wl Workload) workflowOrg(w int) int { return w % wl.RunOrgs }
 func (wl Workload) keyIntent(k int) runIntent {
 	w := (k - 1) % wl.RunWorkflows
 	key := fmt.Sprintf("key-%d", k)
-	return runIntent{org: runOrg(wl.workflowOrg(w)), workflow: runWorkflow(w), payload: []byte(`{"input":"` + key + `"}`)}
+	return runIntent{org: runOrg(wl.workflowOrg(w)), workflow: runWorkflow(w),
+		payload: []byte(`{"input":"` + key + `","priority":` + strconv.Itoa(1+k%3) + `}`)}
 }
 
 // reuseIntent is key k's intent changed in one respect drawn from rng: the
@@ -80,7 +81,7 @@ func (wl Workload) reuseIntent(k, client int, rng *rand.Rand) runIntent {
 		x := otherOrg[rng.IntN(len(otherOrg))]
 		in.org, in.workflow = runOrg(wl.workflowOrg(x)), runWorkflow(x)
 	default:
-		in.payload = []byte(fmt.Sprintf(`{"input":"key-%d","variant":%d}`, k, client))
+		in.payload = []byte(fmt.Sprintf(`{"input":"key-%d","priority":%d,"variant":%d}`, k, 1+k%3, client))
 	}
 	return in
 }
@@ -329,7 +330,11 @@ func (c *Clients) startRun(ctx context.Context, client, i int, key string, in ru
 	if key == "" {
 		name = "unkeyed-run"
 	}
+	body := in.payload
 	for try := range runMaxTries {
+		// Each attempt writes the same intent as it comes: a retry may go
+		// through another client library than the first try.
+		in.payload = reencode(body, rng)
 		res, answered := c.recordRun(a, client, fmt.Sprintf("%s-%d-%d", name, i, try), key, in)
 		if key == "" && (!answered || res.Status != 429) {
 			return
