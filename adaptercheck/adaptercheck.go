@@ -80,6 +80,7 @@ func Check(sys sut.System) Report {
 		}
 	}
 	a.commands(rec.obs)
+	a.workerGate(sys)
 	rep.Findings = a.findings()
 	return rep
 }

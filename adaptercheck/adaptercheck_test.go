@@ -110,3 +110,31 @@ func (o brokenObserver) Command(c sut.StoreCommand) sut.CommandFact {
 	}
 	return f
 }
+
+// Spec.WorkerGate must say what the worker protocol has: fault kinds aim at
+// a gate's store commands only when it is declared.
+func TestWorkerGateDeclarationMatchesTheProtocol(t *testing.T) {
+	undeclared := cordum.System{}.Spec(sut.Options{})
+	undeclared.WorkerGate = sut.GateNone
+	a := newAudit(undeclared)
+	a.workerGate(cordum.System{})
+	require.Len(t, a.out, 1)
+	require.Equal(t, Warning, a.out[0].Severity)
+	require.Contains(t, a.out[0].What, "Spec.WorkerGate says none")
+
+	a = newAudit(cordum.System{}.Spec(sut.Options{}))
+	a.workerGate(cordum.System{})
+	require.Empty(t, a.out, "the engine declares its fence")
+
+	a = newAudit(cordum.System{}.Spec(sut.Options{}))
+	a.workerGate(gateless{cordum.System{}})
+	require.Len(t, a.out, 1)
+	require.Equal(t, Error, a.out[0].Severity)
+}
+
+// gateless is the engine's adapter whose workers have no dispatch gate.
+type gateless struct{ cordum.System }
+
+func (gateless) Worker() sut.WorkerProtocol { return plainProtocol{cordum.System{}.Worker()} }
+
+type plainProtocol struct{ sut.WorkerProtocol }

@@ -130,6 +130,20 @@ func (a *audit) commands(o *recordingObserver) {
 	}
 }
 
+// workerGate holds Spec.WorkerGate, which decides whether fault kinds aim
+// at a worker's store commands, to the worker protocol it describes.
+func (a *audit) workerGate(sys sut.System) {
+	_, has := sys.Worker().(sut.IdempotentConsumer)
+	switch {
+	case has && a.spec.WorkerGate == sut.GateNone:
+		a.add(Warning, "the worker protocol has a dispatch gate (IdempotentConsumer), but Spec.WorkerGate says none",
+			"set Spec.WorkerGate to GateRead (a fence that reads) or GateClaim (a consumer that writes its claim), so fault kinds aim at the gate's store commands")
+	case !has && a.spec.WorkerGate != sut.GateNone:
+		a.add(Error, fmt.Sprintf("Spec.WorkerGate is %q, but the worker protocol has no dispatch gate (IdempotentConsumer)", a.spec.WorkerGate),
+			"implement sut.IdempotentConsumer on the worker protocol, or leave Spec.WorkerGate as GateNone")
+	}
+}
+
 // findings judges what the worlds showed, most serious first.
 func (a *audit) findings() []Finding {
 	s := a.spec
