@@ -179,6 +179,7 @@ func All() []Scenario {
 		skewedGrace,
 		skewedTimeouts,
 		actorIO,
+		mappingRollout,
 		{
 			Name:        "store-outage",
 			Source:      "DESIGN §4",

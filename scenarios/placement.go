@@ -41,3 +41,36 @@ var placement = Scenario{
 	Spec:  checker.Spec{AllSucceed: true, Timely: true},
 	Seeds: SeedRange{First: 3300, Count: 6},
 }
+
+// mappingRollout is a rolling deploy whose new replicas (2 and 3) carry a
+// pool mapping the old one lacks: topic vision maps to the GPU pool only
+// there. Each replica's picks and dead letters are judged with the routing
+// that replica ran, never with another's.
+var mappingRollout = Scenario{
+	Name:   "mapping-rollout",
+	Source: "placement (per-replica config)",
+	Description: "a rolling deploy where replicas 2 and 3 map topic vision to the GPU pool and replica 1 does not; " +
+		"replicas stop and start in turn: every pick and every no_pool_mapping failure is judged with the picking " +
+		"replica's own routing",
+	World: World{
+		Workload: &sim.Workload{Jobs: 40, SubmitWindow: 60 * time.Second, StatusReads: 10,
+			Topics: []string{"default", "gpu", "vision", "vision"}},
+		ReplicaOptions: map[int]sut.Options{
+			2: {Routing: visionRouting}, 3: {Routing: visionRouting},
+		},
+		Events: []sim.Event{
+			{At: 20 * time.Second, Action: sim.EventStop, Replica: 2, For: 10 * time.Second},
+			{At: 40 * time.Second, Action: sim.EventStart, Replica: 2},
+			{At: 50 * time.Second, Action: sim.EventStop, Replica: 1, For: 10 * time.Second},
+			{At: 75 * time.Second, Action: sim.EventStart, Replica: 1},
+		},
+	},
+	Seeds: SeedRange{First: 3360, Count: 8},
+}
+
+// visionRouting is the world's default routing plus topic vision on the
+// GPU pool.
+var visionRouting = sut.Routing{
+	Topics: map[string][]string{"default": {"general"}, "gpu": {"gpu-pool"}, "vision": {"gpu-pool"}},
+	Pools:  map[string][]string{"general": nil, "gpu-pool": {"gpu"}},
+}
