@@ -1,6 +1,7 @@
 package natsbus
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -81,27 +82,13 @@ func (c Config) withDefaults() Config {
 	if c.Streams == nil {
 		c.Streams = DefaultStreams()
 	}
-	if c.DuplicateWindow == 0 {
-		c.DuplicateWindow = DefaultDuplicateWindow
-	}
-	if c.EngineDedupWindow == 0 {
-		c.EngineDedupWindow = engine.DefaultDedupWindow
-	}
-	if c.AckWait == 0 {
-		c.AckWait = DefaultAckWait
-	}
-	if c.MaxDeliver == 0 {
-		c.MaxDeliver = DefaultMaxDeliver
-	}
-	if c.MaxAckPending == 0 {
-		c.MaxAckPending = DefaultMaxAckPending
-	}
-	if c.FetchBatch == 0 {
-		c.FetchBatch = DefaultFetchBatch
-	}
-	if c.Logger == nil {
-		c.Logger = slog.New(slog.DiscardHandler)
-	}
+	c.DuplicateWindow = cmp.Or(c.DuplicateWindow, DefaultDuplicateWindow)
+	c.EngineDedupWindow = cmp.Or(c.EngineDedupWindow, engine.DefaultDedupWindow)
+	c.AckWait = cmp.Or(c.AckWait, DefaultAckWait)
+	c.MaxDeliver = cmp.Or(c.MaxDeliver, DefaultMaxDeliver)
+	c.MaxAckPending = cmp.Or(c.MaxAckPending, DefaultMaxAckPending)
+	c.FetchBatch = cmp.Or(c.FetchBatch, DefaultFetchBatch)
+	c.Logger = cmp.Or(c.Logger, slog.New(slog.DiscardHandler))
 	return c
 }
 

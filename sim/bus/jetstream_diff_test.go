@@ -291,28 +291,24 @@ func publishes(at time.Duration, subject string, names ...string) []step {
 
 // timesDelivered is how often each message arrived, whoever took it.
 func timesDelivered(ds []delivery, failed []string) []string {
-	n := map[string]int{}
-	for _, d := range ds {
-		n[d.msg]++
-	}
-	out := slices.Clone(failed)
-	for msg, c := range n {
-		out = append(out, fmt.Sprintf("%s delivered ×%d", msg, c))
-	}
-	sort.Strings(out)
-	return out
+	return counted(ds, failed, func(d delivery) string { return d.msg + " delivered ×" })
 }
 
 // deliveryTimes is when deliveries arrived, whichever message each was
 // (JetStream hands a batch out in no set order).
 func deliveryTimes(ds []delivery, failed []string) []string {
+	return counted(ds, failed, func(d delivery) string { return stamp(d.at) + " deliveries ×" })
+}
+
+// counted counts the deliveries by label, after the failed publishes.
+func counted(ds []delivery, failed []string, label func(delivery) string) []string {
 	n := map[string]int{}
 	for _, d := range ds {
-		n[stamp(d.at)]++
+		n[label(d)]++
 	}
 	out := slices.Clone(failed)
-	for at, c := range n {
-		out = append(out, fmt.Sprintf("%s %d deliveries", at, c))
+	for l, c := range n {
+		out = append(out, fmt.Sprintf("%s%d", l, c))
 	}
 	sort.Strings(out)
 	return out
