@@ -3,6 +3,8 @@ package natsbus_test
 import (
 	"context"
 	"errors"
+	"runtime"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -253,4 +255,37 @@ func pending(t *testing.T, nc *nats.Conn, stream, consumer string) int {
 	info, err := c.Info(context.Background())
 	require.NoError(t, err)
 	return info.NumAckPending + int(info.NumPending)
+}
+
+// Once drained, the bus leaves no goroutine of its own behind: its handlers
+// and its consumers' fetch loops have ended.
+func TestDrainLeavesNoGoroutines(t *testing.T) {
+	nc := natsbustest.Connect(t)
+	b, err := natsbus.New(context.Background(), natsbus.Config{Conn: nc, Streams: testStreams})
+	require.NoError(t, err)
+	d := newDeliveries(ack)
+	for _, s := range []natsbus.Subscription{{Subject: "b", Queue: "q", Handler: d.handle}, {Subject: "a.*", Handler: d.handle}} {
+		require.NoError(t, b.Subscribe(context.Background(), s))
+	}
+	for range 10 {
+		publish(t, b, "b", "", "m")
+	}
+	require.Eventually(t, func() bool { return d.count() == 10 }, 5*time.Second, 10*time.Millisecond)
+	require.NotZero(t, busGoroutines(), "the walk sees the bus's goroutines")
+	require.NoError(t, b.Drain(context.Background()))
+	require.Eventually(t, func() bool { return busGoroutines() == 0 }, 5*time.Second, 10*time.Millisecond,
+		"goroutines of the bus or its consumers after the drain: %d", busGoroutines())
+}
+
+// busGoroutines counts the goroutines running the bus's code or the JetStream
+// client's consumers (the connection's own, and the server's, excepted).
+func busGoroutines() int {
+	buf := make([]byte, 1<<20)
+	n := 0
+	for _, g := range strings.Split(string(buf[:runtime.Stack(buf, true)]), "\n\n") {
+		if strings.Contains(g, "engine/natsbus.") || strings.Contains(g, "nats.go/jetstream.") {
+			n++
+		}
+	}
+	return n
 }
