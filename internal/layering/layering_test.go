@@ -45,6 +45,10 @@ var rules = []rule{
 	{"reports", []string{"sim", "engine", "systems/", "scenarios", "faults"}, "reports read checker results and the history"},
 	{"faults", []string{"engine", "systems/"}, "faults match operations through the observer's facts"},
 	{"engine", []string{"sim", "sut", "systems/", "faults", "checker", "history", "scenarios"}, "the engine is production code"},
+	{"engine/natsbus", []string{"sim", "sut", "systems/", "faults", "checker", "history", "scenarios"},
+		"the engine's JetStream bus is production code"},
+	{"engine/natsbus/natsbustest", []string{"sim", "sut", "systems/", "faults", "checker", "history", "scenarios"},
+		"the embedded server for tests of production code"},
 	{"systems/cordum", []string{"sim", "faults", "checker", "scenarios"}, "an adapter sees the simulator only through sut"},
 	{"systems/outbox", []string{"sim", "faults", "checker", "scenarios", "engine"}, "an adapter sees the simulator only through sut"},
 }
@@ -230,4 +234,14 @@ func moduleRoot(t *testing.T) string {
 		}
 		dir = parent
 	}
+}
+
+// The engine's core reaches NATS only through its Bus port: the JetStream
+// bus is a package of its own that a simulation never builds.
+func TestEngineCoreImportsNoNATS(t *testing.T) {
+	g := newGraph(moduleRoot(t))
+	for _, imp := range g.external(t, "engine") {
+		require.False(t, strings.HasPrefix(imp, "github.com/nats-io/"), "engine imports %s", imp)
+	}
+	require.Contains(t, g.external(t, "engine/natsbus"), "github.com/nats-io/nats.go/jetstream", "the walk sees the bus's imports")
 }

@@ -51,17 +51,25 @@ type Store struct {
 // New starts the store of a world whose system promises spec. Its TTL clock
 // follows the kernel's virtual time, and a stalled run closes it.
 func New(env kernel.Env, spec sut.Spec) *Store {
-	mr := miniredis.NewMiniRedis()
-	mr.Seed(int(env.Seeds.Root & 0x7fffffff))
-	mr.SetTime(kernel.Epoch)
-	mr.ClockTTL(true)
-	// One Lua VM for every script instead of one per EVALSHA (patched
-	// miniredis, third_party/): read-only globals keep scripts apart.
-	mr.ReuseLua(true)
+	mr := NewMiniredis(int(env.Seeds.Root & 0x7fffffff))
 	env.Kernel.OnAdvance(mr.SetTime)
 	env.Kernel.OnStall(mr.Close)
 	return &Store{k: env.Kernel, host: env.Host, hist: env.History, obs: env.Observer, spec: spec, mr: mr,
 		states: map[string]observed{}, lockKeys: map[string]string{}, unfinished: map[string]bool{}}
+}
+
+// NewMiniredis returns the miniredis every world's store runs on, not yet
+// serving: seeded, its TTLs expiring on the clock SetTime sets (from the
+// kernel's epoch), one Lua VM for every script instead of one per EVALSHA
+// (patched miniredis, third_party/), where read-only globals keep scripts
+// apart. The engine's differential test against redis-server runs on it.
+func NewMiniredis(seed int) *miniredis.Miniredis {
+	mr := miniredis.NewMiniRedis()
+	mr.Seed(seed)
+	mr.SetTime(kernel.Epoch)
+	mr.ClockTTL(true)
+	mr.ReuseLua(true)
+	return mr
 }
 
 // Unfinished counts the jobs not yet terminal: every job the store holds in a
