@@ -8,7 +8,9 @@ import (
 	"go/token"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 )
 
@@ -41,10 +43,12 @@ type schemataSite struct {
 	mutants    []schemataMutant
 }
 
+// schemataMutant is one token replacement at byte offset at.
 type schemataMutant struct {
-	site string
-	id   int
-	to   string
+	site     string
+	id       int
+	at       int
+	from, to string
 }
 
 // BuildSchemata writes into dir an overlay of the package in pkgDir (a slash
@@ -139,7 +143,17 @@ func (sc *Schemata) rewrite(text, file string, gs []Gremlin) (string, []schemata
 	}
 	off := func(p token.Pos) int { return fset.Position(p).Offset }
 	byOperator := map[int]ast.Node{}
+	parent := map[ast.Node]ast.Node{}
+	var stack []ast.Node
 	ast.Inspect(f, func(n ast.Node) bool {
+		if n == nil {
+			stack = stack[:len(stack)-1]
+			return false
+		}
+		if len(stack) > 0 {
+			parent[n] = stack[len(stack)-1]
+		}
+		stack = append(stack, n)
 		switch n := n.(type) {
 		case *ast.BinaryExpr:
 			byOperator[off(n.OpPos)] = n
@@ -159,6 +173,19 @@ func (sc *Schemata) rewrite(text, file string, gs []Gremlin) (string, []schemata
 		if !ok {
 			return "", nil, "", fmt.Errorf("%s: no operator the tool mutates there", g.Site)
 		}
+		if e.From == "&&" || e.From == "||" {
+			// The tool replaces the token and the file is parsed again: "a &&
+			// b && c" with its first && inverted is "a || (b && c)". The
+			// switch goes around the whole chain of && and ||, which the
+			// replacement may regroup.
+			for {
+				up, ok := parent[n].(*ast.BinaryExpr)
+				if !ok || up.Op != token.LAND && up.Op != token.LOR {
+					break
+				}
+				n = up
+			}
+		}
 		s, seen := sites[n]
 		if !seen {
 			s = &schemataSite{node: n, start: off(n.Pos()), end: off(n.End())}
@@ -167,7 +194,7 @@ func (sc *Schemata) rewrite(text, file string, gs []Gremlin) (string, []schemata
 		}
 		id := len(sc.IDs) + 1
 		sc.IDs[g.Site] = id
-		s.mutants = append(s.mutants, schemataMutant{site: g.Site, id: id, to: e.To})
+		s.mutants = append(s.mutants, schemataMutant{site: g.Site, id: id, at: at, from: e.From, to: e.To})
 	}
 	// Outer sites first, so a site inside another is rewritten within it.
 	sort.Slice(order, func(i, j int) bool {
@@ -219,33 +246,30 @@ func (r schemataRewriter) span(from, to int) string {
 func (r schemataRewriter) of(n ast.Node) string { return r.span(r.off(n.Pos()), r.off(n.End())) }
 
 // site is the site's expression (or statement) choosing, by the switch,
-// each mutant's operator or the original.
+// each mutant or the original. A mutant's form is the site's text with its
+// token replaced (only one mutant is on at a time); the original keeps the
+// switches of the sites inside it.
 func (r schemataRewriter) site(s *schemataSite) string {
+	mutated := func(m schemataMutant) string {
+		// The markers tell which mutant a compile error is in (SitesAt).
+		return fmt.Sprintf("/*schemata:%d{*/(%s%s%s)/*}*/", m.id, r.text[s.start:m.at], m.to, r.text[m.at+len(m.from):s.end])
+	}
 	switch n := s.node.(type) {
 	case *ast.BinaryExpr:
-		x, y := "("+r.of(n.X)+")", "("+r.of(n.Y)+")"
+		original := fmt.Sprintf("(%s) %s (%s)", r.of(n.X), n.Op, r.of(n.Y))
 		if isBoolOperator(n.Op) {
 			// A closure keeps && and || short-circuiting.
 			var b strings.Builder
 			b.WriteString("func() bool { ")
 			for _, m := range s.mutants {
-				fmt.Fprintf(&b, "if schemataOn(%d) { return %s %s %s }; ", m.id, x, m.to, y)
+				fmt.Fprintf(&b, "if schemataOn(%d) { return %s }; ", m.id, mutated(m))
 			}
-			fmt.Fprintf(&b, "return %s %s %s }()", x, n.Op, y)
+			fmt.Fprintf(&b, "return %s }()", original)
 			return b.String()
 		}
-		expr := fmt.Sprintf("%s %s %s", x, n.Op, y)
-		for _, m := range s.mutants {
-			expr = fmt.Sprintf("schemataPick(schemataOn(%d), %s %s %s, %s)", m.id, x, m.to, y, expr)
-		}
-		return expr
+		return r.pick(s, mutated, original)
 	case *ast.UnaryExpr:
-		x := "(" + r.of(n.X) + ")"
-		expr := n.Op.String() + x
-		for _, m := range s.mutants {
-			expr = fmt.Sprintf("schemataPick(schemataOn(%d), %s%s, %s)", m.id, m.to, x, expr)
-		}
-		return expr
+		return r.pick(s, mutated, fmt.Sprintf("%s(%s)", n.Op, r.of(n.X)))
 	case *ast.IncDecStmt:
 		x := r.of(n.X)
 		step := map[string]string{"++": "+", "--": "-"}
@@ -256,6 +280,15 @@ func (r schemataRewriter) site(s *schemataSite) string {
 		return x + " = " + expr
 	}
 	panic(fmt.Sprintf("mutants: no rewrite for %T", s.node))
+}
+
+// pick chooses among the mutants' values and the original's.
+func (r schemataRewriter) pick(s *schemataSite, mutated func(schemataMutant) string, original string) string {
+	expr := original
+	for _, m := range s.mutants {
+		expr = fmt.Sprintf("schemataPick(schemataOn(%d), %s, %s)", m.id, mutated(m), expr)
+	}
+	return expr
 }
 
 // sitesWithin lists the mutants written inside text[from:to].
@@ -279,9 +312,12 @@ func isBoolOperator(op token.Token) bool {
 	return false
 }
 
+var schemataMarker = regexp.MustCompile(`/\*schemata:(\d+)\{\*/|/\*\}\*/`)
+
 // SitesAt lists the mutants written where a compile error of the schemata
 // build points (the rewritten copy's path, line and column; column 0: anywhere
-// on the line).
+// on the line): the mutant whose form holds it, or failing that every mutant
+// of the rewritten stretch around it.
 func (sc Schemata) SitesAt(file string, line, column int) []string {
 	text, ok := sc.text[filepath.Base(file)]
 	if !ok {
@@ -291,6 +327,33 @@ func (sc Schemata) SitesAt(file string, line, column int) []string {
 	to := from + 1
 	if column == 0 {
 		to = from + strings.IndexByte(text[from:]+"\n", '\n') + 1
+	}
+	// The innermost marked form around the error holds it.
+	type form struct{ from, to, id int }
+	var open, forms []form
+	for _, m := range schemataMarker.FindAllStringSubmatchIndex(text, -1) {
+		if m[2] >= 0 {
+			id, _ := strconv.Atoi(text[m[2]:m[3]])
+			open = append(open, form{from: m[0], id: id})
+		} else if len(open) > 0 {
+			f := open[len(open)-1]
+			open = open[:len(open)-1]
+			f.to = m[1]
+			forms = append(forms, f)
+		}
+	}
+	best := form{id: -1}
+	for _, f := range forms {
+		if f.from < to && from < f.to && (best.id < 0 || f.to-f.from < best.to-best.from) {
+			best = f
+		}
+	}
+	if best.id >= 0 {
+		for s, id := range sc.IDs {
+			if id == best.id {
+				return []string{s}
+			}
+		}
 	}
 	var out []string
 	for _, s := range sc.spans[filepath.Base(file)] {
