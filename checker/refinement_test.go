@@ -509,3 +509,33 @@ func TestPublishHeldAcrossTheTerminalCommit(t *testing.T) {
 	require.Len(t, only(build(true, true, false).check(), name), 1, "the stale copy ran")
 	require.Len(t, only(build(true, false, true).check(), name), 1, "the fault delayed another publish of the relay")
 }
+
+// A guard holds a system only to what its spec declares: a spec that
+// declares nothing is held to the one guard every dispatcher owes, and
+// each guard applies once the spec declares what it reads.
+func TestGuardsApplyOnlyToWhatTheSpecDeclares(t *testing.T) {
+	for _, g := range Guards {
+		require.Equal(t, g.Name == "result_of_current_dispatch", g.Applies(sut.Spec{}), "%s on an empty spec", g.Name)
+	}
+	applies := func(name string, on CommitKind, s sut.Spec) bool {
+		for _, g := range Guards {
+			if g.Name == name && g.On == on {
+				return g.Applies(s)
+			}
+		}
+		panic("no guard " + name)
+	}
+	for _, s := range []sut.Spec{{ReasonTopicMissing: "t"}, {ReasonRequiresUnsatisfied: "r"}, {ReasonTenantLimit: "l"},
+		{ReasonInvalidRequest: "i"}} {
+		require.True(t, applies("dlq_true_cause", CommitDLQ, s), "any one reason code it judges: %+v", s)
+	}
+	capped := sut.Spec{TenantMaxActive: map[string]int{"acme": 1}}
+	require.False(t, applies("tenant_cap", CommitState, capped), "a cap without the states that count as active")
+	capped.TenantActive = []string{"RUNNING"}
+	require.True(t, applies("tenant_cap", CommitState, capped))
+	require.True(t, applies("grace_not_early", CommitDLQ, sut.Spec{PickGrace: time.Second}))
+	require.True(t, applies("retry_cap_not_early", CommitDLQ, sut.Spec{MaxSchedulingRetries: 1}))
+	require.True(t, applies("retry_cap_not_late", CommitState, sut.Spec{MaxSchedulingRetries: 1}))
+	require.True(t, applies("sweep_takes_stale", CommitLock, sut.Spec{Sweeps: cordumSpec.Sweeps}))
+	require.True(t, applies("terminal_job_executed_again", CommitPublish, sut.Spec{Terminal: []string{"DONE"}}))
+}
