@@ -388,6 +388,38 @@ func TestDLQAnnouncementAgainstTheStoredEntry(t *testing.T) {
 	require.Empty(t, only(early.checkSystem(outboxLike()), "dlq_announced"))
 }
 
+// Only the writer's own fate excuses a missing announcement: its replica
+// going down at the entry's write or after it (a crash right as the write
+// applied included), or its own reply of that write lost. Another replica's
+// crash, a fault of the writer that takes nothing down, or a lost reply of
+// another write excuses nothing.
+func TestDLQAnnouncementExcusedOnlyByTheWritersOwnFate(t *testing.T) {
+	const writer = "replica-1/sys.job.result#9.1"
+	withFault := func(f func(end history.StateChange) history.FaultRecord) []Violation {
+		s := failedByWorker("mem://j1/failed")
+		s.h.States[len(s.h.States)-1].Actor = writer
+		s.h.Publishes = s.h.Publishes[:len(s.h.Publishes)-1]
+		s.h.Faults = append(s.h.Faults, f(s.h.States[len(s.h.States)-1]))
+		s.tick()
+		return only(s.check(), "dlq_announced")
+	}
+	require.Empty(t, withFault(func(end history.StateChange) history.FaultRecord {
+		return history.FaultRecord{Step: end.Step, Actor: writer, Effect: history.EffectCrashAfterApply}
+	}), "the replica died as the entry's write applied")
+	require.Len(t, withFault(func(end history.StateChange) history.FaultRecord {
+		return history.FaultRecord{Step: end.Step + 1, Actor: "replica-2/sys.job.result#1.1", Effect: history.EffectCrash}
+	}), 1, "another replica crashed")
+	require.Len(t, withFault(func(end history.StateChange) history.FaultRecord {
+		return history.FaultRecord{Step: end.Step + 1, Actor: writer, Point: history.PointPublish, Effect: history.EffectDelay}
+	}), 1, "the writer's replica was slowed, not taken down")
+	require.Len(t, withFault(func(end history.StateChange) history.FaultRecord {
+		return history.FaultRecord{Step: end.Step - 1, Actor: writer, Effect: history.EffectReplyLostAfterApply}
+	}), 1, "the writer lost the reply of an earlier write")
+	require.Len(t, withFault(func(end history.StateChange) history.FaultRecord {
+		return history.FaultRecord{Step: end.Step, Actor: "replica-2/sys.job.result#1.1", Effect: history.EffectReplyLostAfterApply}
+	}), 1, "another handler lost a reply at that step")
+}
+
 // A topic's dispatch timeout replaces the global one, as a lower bound of
 // the reconciler's TIMEOUT and as the bound of how long a job may sit
 // dispatched.

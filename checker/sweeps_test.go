@@ -178,13 +178,68 @@ func counterAt(name, label, value string, n float64) prometheus.Gatherer {
 // metricFindings checks the story with counters g and keeps the metrics
 // findings that mention about (a story trips the other counters too).
 func metricFindings(s *story, g prometheus.Gatherer, about string) []Violation {
+	return metricFindingsOf(s, cordumSpec, g, about)
+}
+
+// metricFindingsOf is metricFindings for a system of spec sys.
+func metricFindingsOf(s *story, sys sut.Spec, g prometheus.Gatherer, about string) []Violation {
 	s.h.End = s.at() + time.Second
 	var out []Violation
-	for _, v := range only(Check(Input{History: &s.h, Final: s.final, DLQ: s.dlq, System: cordumSpec,
+	for _, v := range only(Check(Input{History: &s.h, Final: s.final, DLQ: s.dlq, System: sys,
 		Metrics: []prometheus.Gatherer{g}}), "metrics") {
 		if strings.Contains(v.Message, about) {
 			out = append(out, v)
 		}
 	}
 	return out
+}
+
+// A system is held only to the counters its spec declares, and only where
+// they mean what the checks read: no withheld counters, or dispatches
+// published by a relay rather than their writer, and the withheld check has
+// nothing to count; without a job lock no handler skips a redelivery under it.
+func TestCountersJudgedOnlyWhereTheSpecDeclaresThem(t *testing.T) {
+	const h = "replica-1/sys.job.submit#1.1"
+	parked := newStory().submit("j1").commit("j1", engine.StatePending).commit("j1", engine.StateScheduled).
+		commit("j1", engine.StateDispatched)
+	for i := range parked.h.States {
+		parked.h.States[i].Actor = h
+	}
+	judge := metricFindingsOf
+	none := counterAt("scheduler_republish_withheld_total", "topic", "default", 0)
+	require.Len(t, judge(parked, cordumSpec, none, "withheld counters"), 1, "the parked dispatch is unaccounted for")
+	undeclared := cordumSpec
+	undeclared.Metrics.Withheld = nil
+	require.Empty(t, judge(parked, undeclared, none, "withheld counters"))
+	relayed := cordumSpec
+	relayed.PublishFromRelay = true
+	require.Empty(t, judge(parked, relayed, none, "withheld counters"))
+
+	redelivered := newStory().dispatch("j1")
+	redelivered.tick()
+	redelivered.h.Locks = append(redelivered.h.Locks, history.LockEvent{Step: redelivered.step, Time: redelivered.at(),
+		Actor: h, JobID: "j1", Token: "t2", Op: sut.LockTake, Held: true})
+	redelivered.h.Settles = append(redelivered.h.Settles, history.Settle{Step: redelivered.tick(), Time: redelivered.at(),
+		Actor: h, Subject: engine.SubjectSubmit, JobID: "j1", Outcome: history.SettleAck})
+	skipped := counterAt("scheduler_redelivery_skipped_total", "state", "RUNNING", 0)
+	require.Len(t, judge(redelivered, cordumSpec, skipped, "redelivery_skipped"), 1)
+	unlocked := cordumSpec
+	unlocked.JobLock = false
+	require.Empty(t, judge(redelivered, unlocked, skipped, "redelivery_skipped"))
+}
+
+// The dispatch counters match the broker exactly: rollbacks count the
+// dispatch publishes that failed, published ones those it stored.
+func TestDispatchCountersAgainstTheBroker(t *testing.T) {
+	s := newStory().dispatch("j1")
+	findings := func(rollbacks, published float64) []string {
+		var out []string
+		for _, v := range metricFindings(s, counters(rollbacks, 0, published), "") {
+			out = append(out, v.Message)
+		}
+		return out
+	}
+	require.Empty(t, findings(0, 1))
+	require.Equal(t, []string{"scheduler_dispatch_rollback_total=1 but 0 dispatch publishes failed"}, findings(1, 1))
+	require.Equal(t, []string{"scheduler_dispatch_published_total=2 but the broker acknowledged 1 dispatches"}, findings(0, 2))
 }
