@@ -86,7 +86,8 @@ func TestRunRequestsRefusedAsPromisedPass(t *testing.T) {
 		start(3, "org-1", "wf-1", "bad-3", big, 413, "").
 		start(4, "org-1", "wf-1", strings.Repeat("k", 256), body, 400, "").
 		start(5, "org-1", "wf-1", "key-1", body, 200, runA).
-		start(6, "org-1", "wf-1", "", `{ "input": "key-2" }`, 429, "")
+		start(6, "org-1", "wf-1", "", `{ "input": "key-2" }`, 429, "").
+		start(7, "org-1", "wf-1", "bad-4", `{`, 400, "")
 	r := s.checkContract(owned, nil)
 	require.False(t, r.Failed(), r.Summary())
 }
@@ -98,6 +99,11 @@ func TestRunRequestRefusedWronglyIsCaught(t *testing.T) {
 		"start without an org admitted":    newStory().start(1, "", "wf-1", "bad-1", body, 200, runA),
 		"oversized start answered 400": newStory().start(1, "org-1", "wf-1", "bad-1",
 			`{"a":"`+strings.Repeat("x", 1<<20)+`"}`, 400, ""),
+		// The limits are the largest a valid start may have, not the least an invalid one has.
+		"key of exactly the limit refused": newStory().start(1, "org-1", "wf-1",
+			strings.Repeat("k", cordumSpec.RunRequests.MaxKeyBytes), body, 400, ""),
+		"body of exactly the limit refused": newStory().start(1, "org-1", "wf-1", "key-1",
+			`{"a":"`+strings.Repeat("x", cordumSpec.RunRequests.MaxBodyBytes-len(`{"a":""}`))+`"}`, 413, ""),
 	} {
 		t.Run(name, func(t *testing.T) {
 			r := s.checkContract(owned, nil)
@@ -168,6 +174,26 @@ func TestAdmissionErrorsNeedAFault(t *testing.T) {
 	s.start(1, "org-1", "wf-1", "key-1", body, 200, runA)
 	r := s.checkContract(owned, nil)
 	require.False(t, r.Failed(), r.Summary())
+
+	// Only a store fault of the gateway while the start was served explains it.
+	servedWith := func(f history.FaultRecord) []string {
+		s := newStory()
+		s.step = 3
+		s.h.Ops = append(s.h.Ops, history.ClientOp{Client: 1, Kind: history.OpStartRun, Key: "key-1", Input: body, Org: "org-1",
+			Workflow: "wf-1", Status: 500, Unknown: true, CallStep: 1, RetStep: 3, Return: s.at()})
+		f.Effect, f.Target = history.EffectFailBeforeApply, "get wf:org:limit:org-1"
+		s.h.Faults = append(s.h.Faults, f)
+		s.wait(2*time.Second).start(1, "org-1", "wf-1", "key-1", body, 200, runA)
+		return checkers(s.checkContract(owned, nil))
+	}
+	require.Empty(t, servedWith(history.FaultRecord{Step: 2, Actor: "gateway/run-0-0", Point: history.PointRedis}))
+	for name, f := range map[string]history.FaultRecord{
+		"a fault after the reply": {Step: 4, Actor: "gateway/run-0-0", Point: history.PointRedis},
+		"a replica's fault":       {Step: 2, Actor: "replica-1/h", Point: history.PointRedis},
+		"a bus fault":             {Step: 2, Actor: "gateway/run-0-0", Point: history.PointPublish},
+	} {
+		require.Equal(t, []string{"admission_error_without_fault"}, servedWith(f), name)
+	}
 
 	s = newStory().fault("gateway/run-0-0").sweep("0", true)
 	require.Equal(t, []string{"admission_error_without_fault"}, checkers(s.checkContract(owned, nil)),
