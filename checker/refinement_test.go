@@ -540,6 +540,24 @@ func TestPublishHeldAcrossTheTerminalCommit(t *testing.T) {
 	require.Len(t, only(build(false, false, false).check(), name), 1, "no fault held it: published after the cancel")
 	require.Len(t, only(build(true, true, false).check(), name), 1, "the stale copy ran")
 	require.Len(t, only(build(true, false, true).check(), name), 1, "the fault delayed another publish of the relay")
+
+	// Only a delay of the relay's own publishes holds a copy in flight; what
+	// the relay published before it, or another job's run after it, changes
+	// nothing.
+	for why, change := range map[string]func(f *history.FaultRecord){
+		"a delayed store command": func(f *history.FaultRecord) { f.Point = history.PointRedis },
+		"another actor's delay":   func(f *history.FaultRecord) { f.Actor = "r2/relay" },
+	} {
+		s := build(true, false, false)
+		change(&s.h.Faults[0])
+		require.Len(t, only(s.check(), name), 1, why)
+	}
+	earlier := build(true, false, false)
+	earlier.h.Publishes = append([]history.PublishRecord{{Step: 1, Actor: "r1/relay", Subject: "worker.w1.jobs",
+		MsgID: "jobreq:j0", JobID: "j0", Dispatch: true, Outcome: history.PublishStored}}, earlier.h.Publishes...)
+	require.Empty(t, only(earlier.check(), name), "a publish of the relay before the fault")
+	otherRan := build(true, false, false).execute("j2", 0, "d-j2")
+	require.Empty(t, only(otherRan.check(), name), "another job ran after the copy was stored")
 }
 
 // A guard holds a system only to what its spec declares: a spec that
