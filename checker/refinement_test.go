@@ -260,6 +260,49 @@ func TestPausedPublishIsExcusedOnlyWhileTheWorkerRefusesIt(t *testing.T) {
 	}
 }
 
+// The pause that excuses a late publish is its publisher's replica's, fired
+// from its last take of the lock (a pause at the take's own command
+// included) until that lease ended and before the publish; another
+// replica's pause, another fault, or a pause outside that span excuses
+// nothing. Another job's run after the copy does not count against it.
+func TestOnlyThePublishersPauseInsideItsLeaseExcusesALatePublish(t *testing.T) {
+	// Taken at 3s (step 3) for 10s; the reconciler takes over at 25s; the
+	// publish comes after.
+	late := func(pause history.FaultRecord) *story {
+		s := newStory().submit("j1").commit("j1", engine.StatePending).
+			take("replica-1/h", "j1", "aaaa", 10*time.Second).
+			commit("j1", engine.StateScheduled).fenced("replica-1/h", "aaaa", "aaaa").
+			commit("j1", engine.StateDispatched).fenced("replica-1/h", "aaaa", "aaaa")
+		s.wait(20*time.Second).take("replica-2/reconciler", "j1", "bbbb", 10*time.Second).
+			commit("j1", engine.StateTimeout).fenced("replica-2/reconciler", "bbbb", "bbbb")
+		s.publish("j1", 0, history.PublishStored)
+		s.h.Publishes[len(s.h.Publishes)-1].Actor = "replica-1/h"
+		if pause.Effect == "" {
+			pause.Effect = history.EffectPause
+		}
+		if pause.Actor == "" {
+			pause.Actor = "replica-1/other"
+		}
+		s.h.Faults = append(s.h.Faults, pause)
+		return s
+	}
+	excused := func(s *story) bool { return len(only(s.check(), "lock_exclusive")) == 0 }
+	require.True(t, excused(late(history.FaultRecord{Step: 4, Time: 4 * time.Second})))
+	require.True(t, excused(late(history.FaultRecord{Step: 3, Time: 3 * time.Second})), "paused at its take's own command")
+	require.True(t, excused(late(history.FaultRecord{Step: 4, Time: 13 * time.Second})), "paused as its lease ended")
+	require.True(t, excused(late(history.FaultRecord{Step: 4, Time: 4 * time.Second}).execute("j2", 0, "d-j2")),
+		"another job ran after the copy")
+	for why, pause := range map[string]history.FaultRecord{
+		"another replica paused":    {Step: 4, Time: 4 * time.Second, Actor: "replica-2/other"},
+		"a delay, not a pause":      {Step: 4, Time: 4 * time.Second, Effect: history.EffectDelay},
+		"paused before its take":    {Step: 2, Time: 2 * time.Second},
+		"paused after its lease":    {Step: 4, Time: 14 * time.Second},
+		"paused after it published": {Step: 40, Time: 40 * time.Second},
+	} {
+		require.False(t, excused(late(pause)), why)
+	}
+}
+
 // A replica on its own config routes by its own routing: a topic-missing
 // failure it files is true where its routing lacks the topic, whatever the
 // others run with; the same code from a replica on the shared routing is not.
