@@ -243,3 +243,71 @@ func TestDispatchCountersAgainstTheBroker(t *testing.T) {
 	require.Equal(t, []string{"scheduler_dispatch_rollback_total=1 but 0 dispatch publishes failed"}, findings(1, 1))
 	require.Equal(t, []string{"scheduler_dispatch_published_total=2 but the broker acknowledged 1 dispatches"}, findings(0, 2))
 }
+
+// The skipped-redelivery counter must count at least the requests acked by
+// a handler that took the job's lock once, held it, found the job
+// dispatched, running or done, and wrote nothing before its ack. Every
+// other shape may or may not have been a skip, and owes the counter nothing.
+func TestSkippedRedeliveriesAreTheHandlersThatFoundNothingToDo(t *testing.T) {
+	const h = "replica-2/sys.job.submit#7.2"
+	type lock struct {
+		actor, job, token string
+		op                sut.LockOp
+		held, afterAck    bool
+	}
+	take := lock{actor: h, job: "j1", token: "t2", op: sut.LockTake, held: true}
+	build := func(scheduledOnly, wrote bool, outcome history.SettleOutcome, locks ...lock) *story {
+		s := newStory()
+		if scheduledOnly {
+			s.submit("j1").commit("j1", engine.StatePending).commit("j1", engine.StateScheduled)
+		} else {
+			s.dispatch("j1")
+		}
+		addLock := func(l lock) {
+			s.h.Locks = append(s.h.Locks, history.LockEvent{Step: s.tick(), Time: s.at(), Actor: l.actor, JobID: l.job,
+				Token: l.token, Op: l.op, Held: l.held})
+		}
+		for _, l := range locks {
+			if !l.afterAck {
+				addLock(l)
+			}
+		}
+		if wrote {
+			s.commit("j1", engine.StateSucceeded)
+			s.h.States[len(s.h.States)-1].Actor = h
+		}
+		s.h.Settles = append(s.h.Settles, history.Settle{Step: s.tick(), Time: s.at(), Actor: h, Subject: engine.SubjectSubmit,
+			JobID: "j1", Outcome: outcome})
+		for _, l := range locks {
+			if l.afterAck {
+				addLock(l)
+			}
+		}
+		return s
+	}
+	owed := func(s *story) bool {
+		return len(metricFindings(s, counterAt("scheduler_redelivery_skipped_total", "state", "RUNNING", 0), "redelivery_skipped")) == 1
+	}
+	with := func(change func(l *lock)) lock {
+		l := take
+		change(&l)
+		return l
+	}
+	require.True(t, owed(build(false, false, history.SettleAck, take)), "found the job done and acked")
+	require.True(t, owed(build(false, false, history.SettleAck, take, with(func(l *lock) { l.actor = "replica-1/h" }))),
+		"another handler's take changes nothing")
+	require.True(t, owed(build(false, false, history.SettleAck, take, take)), "a retake under its own token is one section")
+	for why, s := range map[string]*story{
+		"another actor's take":        build(false, false, history.SettleAck, with(func(l *lock) { l.actor = "replica-1/h" })),
+		"a take of another job":       build(false, false, history.SettleAck, with(func(l *lock) { l.job = "j2" })),
+		"a take that did not hold":    build(false, false, history.SettleAck, with(func(l *lock) { l.held = false })),
+		"a renewal, not a take":       build(false, false, history.SettleAck, with(func(l *lock) { l.op = sut.LockRenew })),
+		"the take after the ack":      build(false, false, history.SettleAck, with(func(l *lock) { l.afterAck = true })),
+		"two handlers under one name": build(false, false, history.SettleAck, take, with(func(l *lock) { l.token = "t3" })),
+		"the job was only scheduled":  build(true, false, history.SettleAck, take),
+		"the handler wrote":           build(false, true, history.SettleAck, take),
+		"the request was nakked":      build(false, false, history.SettleNak, take),
+	} {
+		require.False(t, owed(s), why)
+	}
+}
