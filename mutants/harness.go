@@ -135,16 +135,24 @@ func sitesOfCompileErrors(sc Schemata, msg string) []string {
 	return out
 }
 
+// testMemoryKB caps a mutant's test process (ulimit -v): a mutant that
+// appends forever would otherwise take the machine's memory before its
+// timeout. Running out of it is a run that never ends: timed out.
+const testMemoryKB = 6 << 20
+
 // runTestBinary runs a schemata test binary with mutant id switched on.
 func runTestBinary(bin, dir string, id int, timeout time.Duration) string {
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, "-test.count=1", "-test.failfast")
+	cmd := exec.CommandContext(ctx, "sh", "-c", fmt.Sprintf(`ulimit -v %d && exec "$0" "$@"`, testMemoryKB),
+		bin, "-test.count=1", "-test.failfast")
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), fmt.Sprintf("%s=%d", MutantSwitch, id))
+	var stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stderr, &stderr
 	err := cmd.Run()
 	switch {
-	case errors.Is(ctx.Err(), context.DeadlineExceeded):
+	case errors.Is(ctx.Err(), context.DeadlineExceeded), err != nil && strings.Contains(stderr.String(), "out of memory"):
 		return HarnessTimedOut
 	case err != nil:
 		return HarnessKilled
