@@ -632,3 +632,51 @@ func TestGuardsApplyOnlyToWhatTheSpecDeclares(t *testing.T) {
 	require.True(t, applies("sweep_takes_stale", CommitLock, sut.Spec{Sweeps: cordumSpec.Sweeps}))
 	require.True(t, applies("terminal_job_executed_again", CommitPublish, sut.Spec{Terminal: []string{"DONE"}}))
 }
+
+// The liveness deadlines hold up to and including their last moment: a job
+// DISPATCHED for exactly its timeout and two ticks, or failed for a missing
+// pool exactly the grace, a longest backoff and a busy lock's wait after its
+// first scheduling, is on time. A dispatch_timeout names the step that ended
+// the stay. grace_not_late judges only jobs that were scheduled, in systems
+// with a grace window and a backoff cap.
+func TestLivenessDeadlinesHoldToTheirLastMoment(t *testing.T) {
+	judge := func(s *story, sys sut.Spec, name string) []Violation {
+		s.h.End = s.at() + time.Second
+		s.h.FaultPhaseEnd = 10 * time.Minute
+		return only(Check(Input{History: &s.h, Final: s.final, DLQ: s.dlq, System: sys, Spec: Spec{Timely: true}}), name)
+	}
+	// timedOut(d) writes TIMEOUT d and one step (1s) after DISPATCHED.
+	stay := cordumSpec.DispatchTimeout + 2*cordumSpec.ReconcileInterval
+	require.Empty(t, judge(timedOut(stay-time.Second), cordumSpec, "dispatch_timeout"))
+	over := timedOut(stay)
+	v := judge(over, cordumSpec, "dispatch_timeout")
+	require.Len(t, v, 1)
+	require.Equal(t, over.h.States[len(over.h.States)-1].Step, v[0].Step, "the TIMEOUT write ended the stay")
+
+	orphan := func(failAfter time.Duration) *story {
+		s := routed(noTopics, nil, engine.ReasonNoPoolMappingTopic)
+		s.h.States[len(s.h.States)-1].Time = s.h.States[len(s.h.States)-2].Time + failAfter
+		return s
+	}
+	deadline := cordumSpec.PickGrace + cordumSpec.BackoffMax + busyLockSlack
+	require.Empty(t, judge(orphan(deadline), cordumSpec, "grace_not_late"))
+	require.Len(t, judge(orphan(deadline+time.Second), cordumSpec, "grace_not_late"), 1)
+	noCap := cordumSpec
+	noCap.BackoffMax = 0
+	require.Empty(t, judge(orphan(20*time.Minute), noCap, "grace_not_late"))
+
+	unscheduled := newStory().submit("j1")
+	unscheduled.h.Routing = []history.RoutingChange{{Routing: noTopics}}
+	unscheduled.wait(20 * time.Minute)
+	require.Empty(t, judge(unscheduled, cordumSpec, "grace_not_late"), "never scheduled: no grace began")
+}
+
+// TimeoutNeverPublished counts the jobs that timed out without the broker
+// ever storing a dispatch of theirs, and no other.
+func TestTimeoutNeverPublishedCountsTimeoutsOnly(t *testing.T) {
+	s := timedOut(5 * time.Minute)
+	s.submit("j2").commit("j2", engine.StatePending).commit("j2", engine.StateFailed)
+	s.dead("j2", dlqEntry(engine.StateFailed, engine.StatePending, engine.ReasonNoPoolMappingTopic))
+	s.dispatch("j3")
+	require.Equal(t, 1, s.check().Figures.TimeoutNeverPublished)
+}
