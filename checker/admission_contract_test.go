@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/dispatchsim/dispatchsim/history"
+	"github.com/dispatchsim/dispatchsim/sut"
 )
 
 // start adds a start of workflow for org with body, answered status and
@@ -70,6 +71,13 @@ func (s *story) checkContract(snap history.AdmissionSnapshot, gateway prometheus
 		snap.StaleAfter = 20 * time.Second
 	}
 	return Check(Input{History: &s.h, Final: s.final, DLQ: s.dlq, Admission: snap, System: cordumSpec, GatewayMetrics: gateway})
+}
+
+// checkContractOf judges the story against sys, with the owned workflows.
+func (s *story) checkContractOf(sys sut.Spec) *Result {
+	s.h.End = s.at() + time.Second
+	return Check(Input{History: &s.h, Final: s.final, DLQ: s.dlq, Admission: history.AdmissionSnapshot{
+		Workflows: owned.Workflows, StaleAfter: 20 * time.Second}, System: sys})
 }
 
 var owned = history.AdmissionSnapshot{Workflows: map[string]string{"wf-1": "org-1", "wf-2": "org-2"}}
@@ -347,6 +355,13 @@ func TestUnlimitedOrgTurnedAwayIsCaught(t *testing.T) {
 
 	s = newStory().setup(history.OpSetRunLimit, "org-2", "0", history.OpError)
 	require.Equal(t, []string{"admission_error_without_fault"}, checkers(s.checkContract(owned, nil)))
+
+	// Only a limit of none, set, lifts the limit: a limit of 5, or a lift
+	// that failed, leaves the org to be turned away.
+	for why, set := range map[string][2]string{"a limit of 5": {"5", history.OpOK}, "a failed lift": {"0", history.OpError}} {
+		s = newStory().setup(history.OpSetRunLimit, "org-2", set[0], set[1]).start(2, "org-2", "wf-2", "", body, 429, "")
+		require.NotContains(t, checkers(s.checkContract(owned, nil)), "run_limit", why)
+	}
 }
 
 // A key holding another writer's value is refused as used and keeps it.
@@ -402,6 +417,18 @@ func TestActiveRunsOverTheLimitAreCaught(t *testing.T) {
 	s = count(s.setup(history.OpSetRunLimit, "org-2", "0", history.OpOK), "org-2", 7)
 	r = s.checkContract(owned, nil)
 	require.False(t, r.Failed(), r.Summary())
+
+	// A limit raised only by a command that failed (an unknown one may have
+	// landed) or that was not a number stays at the system's.
+	s = count(newStory().setup(history.OpSetRunLimit, "org-1", "2", "refused"), "org-1", 2)
+	require.Equal(t, []string{"run_limit"}, checkers(s.checkContract(owned, nil)))
+	s = count(newStory().setup(history.OpSetRunLimit, "org-1", "2", history.OpError), "org-1", 2)
+	require.NotContains(t, checkers(s.checkContract(owned, nil)), "run_limit", "the failed command may have landed")
+
+	unlimited := cordumSpec
+	unlimited.RunLimit = 0
+	s = count(newStory(), "org-1", 3)
+	require.Empty(t, only(s.checkContractOf(unlimited), "run_limit"), "a system without a run limit")
 }
 
 // A mismatch needs another intent sent with the key, "used" another
