@@ -230,6 +230,16 @@ func TestReservationReclaimedFreshIsCaught(t *testing.T) {
 	require.Equal(t, []string{"reservation_reclaimed_fresh"}, checkers(r), r.Summary())
 	require.Contains(t, r.Violations[0].Message, "took over")
 
+	// A reservation's age counts from when its write was issued, not from 0.
+	late := newStory().wait(10*time.Second).keyCommand(history.RunKeyReserve, "k1", "", v1, 10*time.Second).
+		wait(5*time.Second).keyCommand(history.RunKeyReserve, "k1", v1, v2, 15*time.Second)
+	require.Equal(t, []string{"reservation_reclaimed_fresh"}, checkers(late.checkContract(owned, nil)), "taken over 5s after its write")
+
+	// A retry that finds the key holding its own value changes nothing.
+	retried := newStory().keyCommand(history.RunKeyReserve, "k1", "", v1, 0).wait(5*time.Second).
+		keyCommand(history.RunKeyReserve, "k1", v1, v1, 5*time.Second)
+	require.False(t, retried.checkContract(owned, nil).Failed())
+
 	// The owner's own cleanup is not a reclaim.
 	released := newStory().keyCommand(history.RunKeyReserve, "k1", "", v1, 0).
 		keyCommand(history.RunKeyRelease, "k1", v1, "", time.Second)

@@ -123,6 +123,18 @@ func TestWithheldCountersAgainstUnpublishedDispatches(t *testing.T) {
 	require.Len(t, v, 1, "nothing was held back")
 	require.Contains(t, v[0].Message, "the withheld counters (scheduler_publish_withheld_total, scheduler_republish_withheld_total, "+
 		"scheduler_unknown_write_total) say 1, but at most 0 dispatches")
+	// Only a replica's store write of the job that failed before it applied
+	// may have been a DISPATCHED write: a gateway's, or a replica's delayed
+	// publish, leaves the bound where it was.
+	others := written().publish("j1", 0, history.PublishFailedClean)
+	others.h.Publishes[0].Actor = h
+	others.h.Faults = append(others.h.Faults,
+		history.FaultRecord{Step: others.tick(), Actor: "gateway/run-0-0", Point: history.PointRedis,
+			Effect: history.EffectFailBeforeApply, Target: "evalsha 9ef4b8d2 job:j1"},
+		history.FaultRecord{Step: others.tick(), Actor: h, Point: history.PointPublish, Effect: history.EffectDelay,
+			Target: "worker.w1.jobs j1"})
+	require.Len(t, judge(others, 1), 1)
+
 	failedWrite := written().publish("j1", 0, history.PublishFailedClean)
 	failedWrite.h.Publishes[0].Actor = h
 	failedWrite.h.Faults = append(failedWrite.h.Faults, history.FaultRecord{Step: failedWrite.tick(), Actor: h,
