@@ -123,15 +123,20 @@ func TestCatalogNamesAreUniqueAndScenariosExist(t *testing.T) {
 	}
 }
 
+// positionOf is the line and column (as gremlins counts them) where text
+// first stands in the file.
+func positionOf(t *testing.T, file, text string) (line, col int) {
+	src, err := os.ReadFile(file)
+	require.NoError(t, err)
+	at := strings.Index(string(src), text)
+	require.Positive(t, at, "%q not in %s", text, file)
+	return strings.Count(string(src[:at]), "\n") + 1, at - strings.LastIndex(string(src[:at]), "\n")
+}
+
 // A gremlins mutant is applied at the site the tool named, with the tool's
 // replacement, and a site that no longer holds the operator is an error.
 func TestGremlinsMutantAppliesAtItsSite(t *testing.T) {
-	src, err := os.ReadFile("../engine/reconciler.go")
-	require.NoError(t, err)
-	at := strings.Index(string(src), "< timeout")
-	require.Positive(t, at)
-	line := strings.Count(string(src[:at]), "\n") + 1
-	col := at - strings.LastIndex(string(src[:at]), "\n")
+	line, col := positionOf(t, "../engine/reconciler.go", "< timeout")
 	dir := t.TempDir()
 	report := func(line, col int) string {
 		path := filepath.Join(dir, fmt.Sprintf("report-%d-%d.json", line, col))
@@ -194,12 +199,7 @@ func TestEquivalentTriageFileReads(t *testing.T) {
 // around its whole chain, and traces a compile error inside a mutant's form
 // to that mutant alone.
 func TestSchemataSwitchesEachMutantOnItsOwn(t *testing.T) {
-	src, err := os.ReadFile("../model/job.go")
-	require.NoError(t, err)
-	at := strings.Index(string(src), "st != in.From || !allowed")
-	require.Positive(t, at)
-	line := strings.Count(string(src[:at]), "\n") + 1
-	col := at - strings.LastIndex(string(src[:at]), "\n")
+	line, col := positionOf(t, "../model/job.go", "st != in.From || !allowed")
 	dir := t.TempDir()
 	report := filepath.Join(dir, "report.json")
 	require.NoError(t, os.WriteFile(report, []byte(fmt.Sprintf(`{"files":[{"file_name":"job.go","mutations":[
