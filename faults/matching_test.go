@@ -32,6 +32,22 @@ func TestReplayedWindowCoversStartToEnd(t *testing.T) {
 	require.Equal(t, []KindStats{{Kind: StoreOutage.Name, Eligible: 4, Fired: 2}}, rep.Stats())
 }
 
+// A window covering a point comes first: a point entry the plan holds for
+// that point is not fired there, and is reported missed.
+func TestReplayedWindowComesBeforeAPointEntry(t *testing.T) {
+	read := redisPoint("replica-1", "hget", false, "job:j-1", "state")
+	read.Time = 1200 * time.Millisecond
+	plan := Plan{Version: PlanVersion, Entries: []PlanEntry{
+		{Kind: StoreOutage.Name, Effect: StoreOutage.Effect, Point: StoreOutage.Point, Setup: true, StartMs: 1000, DurationMs: 500},
+		{Kind: StoreReadFails.Name, Effect: StoreReadFails.Effect, Point: sim.PointRedis, Group: "replica-1", Target: Target(read)}}}
+	rep := Replay(plan)
+	rep.SetupWorld(sim.NewWorld(sim.Config{System: cordum.System{}, Seed: 1}))
+	f, fired := rep.At(read)
+	require.True(t, fired)
+	require.Equal(t, StoreOutage.Name, f.Kind)
+	require.Equal(t, []int{1}, rep.Missed())
+}
+
 // A replayed point entry fires at its point's occurrence only, with its
 // duration in milliseconds.
 func TestReplayedPointEntryFiresAtItsOccurrence(t *testing.T) {
@@ -87,7 +103,7 @@ func TestReplicaIndexReadsReplicaNamesOnly(t *testing.T) {
 	i, ok := replicaIndex("replica-2")
 	require.True(t, ok)
 	require.Equal(t, 1, i)
-	for _, group := range []string{"replica-0", "replica-x", "worker-1", "gateway"} {
+	for _, group := range []string{"replica-0", "replica-x", "worker-1", "gateway", "7"} {
 		_, ok := replicaIndex(group)
 		require.False(t, ok, group)
 	}
