@@ -94,6 +94,13 @@ func TestKeyNeverAdmittedAfter429IsCaught(t *testing.T) {
 	require.Equal(t, []string{"run_key_never_admitted"}, checkers(r))
 	// Named at the first refusal no retry settled, with every try since.
 	require.Contains(t, r.Violations[0].Message, "turned away with 429 at step 2 and no retry got an answer that settles it (3 tries)")
+
+	// A reply that settled the key earlier is no part of it.
+	s = newStory().startRun(1, "k1", 409, history.RunReplyMismatch, false).startRun(1, "k1", 429, "", false).
+		startRun(1, "k1", 429, "", false)
+	v := only(s.checkAdmission(history.AdmissionSnapshot{}), "run_key_never_admitted")
+	require.Len(t, v, 1)
+	require.Contains(t, v[0].Message, "turned away with 429 at step 4 and no retry got an answer that settles it (2 tries)")
 }
 
 // A 500 turns a key away as any 5xx does (and, with no fault behind it, is

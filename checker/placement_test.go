@@ -236,6 +236,9 @@ func TestPickKeepsTheLeastLoadedRuleAtItsBounds(t *testing.T) {
 		"load ratio at the threshold": {HeartbeatFact{Worker: "w1", Active: 9, MaxParallel: 10},
 			HeartbeatFact{Worker: "w2", Active: 10}, "w2", "w1"},
 		"no parallel limit, no load ratio": {HeartbeatFact{Worker: "w1", Active: 1}, HeartbeatFact{Worker: "w2", Active: 2}, "w1", "w2"},
+		"under the load ratio": {HeartbeatFact{Worker: "w1", Active: 1, MaxParallel: 10},
+			HeartbeatFact{Worker: "w2", Active: 2}, "w1", "w2"},
+		"GPU weighs a hundredth of a job": {HeartbeatFact{Worker: "w1", Active: 1}, HeartbeatFact{Worker: "w2", GPU: 50}, "w2", "w1"},
 	} {
 		require.Empty(t, judged(c.w1, c.w2, c.pick), name)
 		require.Len(t, judged(c.w1, c.w2, c.passOver), 1, name)
