@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/dispatchsim/dispatchsim/history"
+	"github.com/dispatchsim/dispatchsim/sut"
 )
 
 // start adds a start of workflow for org with body, answered status and
@@ -72,6 +73,13 @@ func (s *story) checkContract(snap history.AdmissionSnapshot, gateway prometheus
 	return Check(Input{History: &s.h, Final: s.final, DLQ: s.dlq, Admission: snap, System: cordumSpec, GatewayMetrics: gateway})
 }
 
+// checkContractOf judges the story against sys, with the owned workflows.
+func (s *story) checkContractOf(sys sut.Spec) *Result {
+	s.h.End = s.at() + time.Second
+	return Check(Input{History: &s.h, Final: s.final, DLQ: s.dlq, Admission: history.AdmissionSnapshot{
+		Workflows: owned.Workflows, StaleAfter: 20 * time.Second}, System: sys})
+}
+
 var owned = history.AdmissionSnapshot{Workflows: map[string]string{"wf-1": "org-1", "wf-2": "org-2"}}
 
 const body = `{"input":"key-1"}`
@@ -86,7 +94,8 @@ func TestRunRequestsRefusedAsPromisedPass(t *testing.T) {
 		start(3, "org-1", "wf-1", "bad-3", big, 413, "").
 		start(4, "org-1", "wf-1", strings.Repeat("k", 256), body, 400, "").
 		start(5, "org-1", "wf-1", "key-1", body, 200, runA).
-		start(6, "org-1", "wf-1", "", `{ "input": "key-2" }`, 429, "")
+		start(6, "org-1", "wf-1", "", `{ "input": "key-2" }`, 429, "").
+		start(7, "org-1", "wf-1", "bad-4", `{`, 400, "")
 	r := s.checkContract(owned, nil)
 	require.False(t, r.Failed(), r.Summary())
 }
@@ -98,6 +107,11 @@ func TestRunRequestRefusedWronglyIsCaught(t *testing.T) {
 		"start without an org admitted":    newStory().start(1, "", "wf-1", "bad-1", body, 200, runA),
 		"oversized start answered 400": newStory().start(1, "org-1", "wf-1", "bad-1",
 			`{"a":"`+strings.Repeat("x", 1<<20)+`"}`, 400, ""),
+		// The limits are the largest a valid start may have, not the least an invalid one has.
+		"key of exactly the limit refused": newStory().start(1, "org-1", "wf-1",
+			strings.Repeat("k", cordumSpec.RunRequests.MaxKeyBytes), body, 400, ""),
+		"body of exactly the limit refused": newStory().start(1, "org-1", "wf-1", "key-1",
+			`{"a":"`+strings.Repeat("x", cordumSpec.RunRequests.MaxBodyBytes-len(`{"a":""}`))+`"}`, 413, ""),
 	} {
 		t.Run(name, func(t *testing.T) {
 			r := s.checkContract(owned, nil)
@@ -169,6 +183,26 @@ func TestAdmissionErrorsNeedAFault(t *testing.T) {
 	r := s.checkContract(owned, nil)
 	require.False(t, r.Failed(), r.Summary())
 
+	// Only a store fault of the gateway while the start was served explains it.
+	servedWith := func(f history.FaultRecord) []string {
+		s := newStory()
+		s.step = 3
+		s.h.Ops = append(s.h.Ops, history.ClientOp{Client: 1, Kind: history.OpStartRun, Key: "key-1", Input: body, Org: "org-1",
+			Workflow: "wf-1", Status: 500, Unknown: true, CallStep: 1, RetStep: 3, Return: s.at()})
+		f.Effect, f.Target = history.EffectFailBeforeApply, "get wf:org:limit:org-1"
+		s.h.Faults = append(s.h.Faults, f)
+		s.wait(2*time.Second).start(1, "org-1", "wf-1", "key-1", body, 200, runA)
+		return checkers(s.checkContract(owned, nil))
+	}
+	require.Empty(t, servedWith(history.FaultRecord{Step: 2, Actor: "gateway/run-0-0", Point: history.PointRedis}))
+	for name, f := range map[string]history.FaultRecord{
+		"a fault after the reply": {Step: 4, Actor: "gateway/run-0-0", Point: history.PointRedis},
+		"a replica's fault":       {Step: 2, Actor: "replica-1/h", Point: history.PointRedis},
+		"a bus fault":             {Step: 2, Actor: "gateway/run-0-0", Point: history.PointPublish},
+	} {
+		require.Equal(t, []string{"admission_error_without_fault"}, servedWith(f), name)
+	}
+
 	s = newStory().fault("gateway/run-0-0").sweep("0", true)
 	require.Equal(t, []string{"admission_error_without_fault"}, checkers(s.checkContract(owned, nil)),
 		"the gateway's fault is not the sweeper's")
@@ -195,6 +229,16 @@ func TestReservationReclaimedFreshIsCaught(t *testing.T) {
 	r = taken.checkContract(owned, nil)
 	require.Equal(t, []string{"reservation_reclaimed_fresh"}, checkers(r), r.Summary())
 	require.Contains(t, r.Violations[0].Message, "took over")
+
+	// A reservation's age counts from when its write was issued, not from 0.
+	late := newStory().wait(10*time.Second).keyCommand(history.RunKeyReserve, "k1", "", v1, 10*time.Second).
+		wait(5*time.Second).keyCommand(history.RunKeyReserve, "k1", v1, v2, 15*time.Second)
+	require.Equal(t, []string{"reservation_reclaimed_fresh"}, checkers(late.checkContract(owned, nil)), "taken over 5s after its write")
+
+	// A retry that finds the key holding its own value changes nothing.
+	retried := newStory().keyCommand(history.RunKeyReserve, "k1", "", v1, 0).wait(5*time.Second).
+		keyCommand(history.RunKeyReserve, "k1", v1, v1, 5*time.Second)
+	require.False(t, retried.checkContract(owned, nil).Failed())
 
 	// The owner's own cleanup is not a reclaim.
 	released := newStory().keyCommand(history.RunKeyReserve, "k1", "", v1, 0).
@@ -334,6 +378,13 @@ func TestUnlimitedOrgTurnedAwayIsCaught(t *testing.T) {
 
 	s = newStory().setup(history.OpSetRunLimit, "org-2", "0", history.OpError)
 	require.Equal(t, []string{"admission_error_without_fault"}, checkers(s.checkContract(owned, nil)))
+
+	// Only a limit of none, set, lifts the limit: a limit of 5, or a lift
+	// that failed, leaves the org to be turned away.
+	for why, set := range map[string][2]string{"a limit of 5": {"5", history.OpOK}, "a failed lift": {"0", history.OpError}} {
+		s = newStory().setup(history.OpSetRunLimit, "org-2", set[0], set[1]).start(2, "org-2", "wf-2", "", body, 429, "")
+		require.NotContains(t, checkers(s.checkContract(owned, nil)), "run_limit", why)
+	}
 }
 
 // A key holding another writer's value is refused as used and keeps it.
@@ -389,6 +440,18 @@ func TestActiveRunsOverTheLimitAreCaught(t *testing.T) {
 	s = count(s.setup(history.OpSetRunLimit, "org-2", "0", history.OpOK), "org-2", 7)
 	r = s.checkContract(owned, nil)
 	require.False(t, r.Failed(), r.Summary())
+
+	// A limit raised only by a command that failed (an unknown one may have
+	// landed) or that was not a number stays at the system's.
+	s = count(newStory().setup(history.OpSetRunLimit, "org-1", "2", "refused"), "org-1", 2)
+	require.Equal(t, []string{"run_limit"}, checkers(s.checkContract(owned, nil)))
+	s = count(newStory().setup(history.OpSetRunLimit, "org-1", "2", history.OpError), "org-1", 2)
+	require.NotContains(t, checkers(s.checkContract(owned, nil)), "run_limit", "the failed command may have landed")
+
+	unlimited := cordumSpec
+	unlimited.RunLimit = 0
+	s = count(newStory(), "org-1", 3)
+	require.Empty(t, only(s.checkContractOf(unlimited), "run_limit"), "a system without a run limit")
 }
 
 // A mismatch needs another intent sent with the key, "used" another

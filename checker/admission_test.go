@@ -73,7 +73,7 @@ func TestKeyBlockedAfter429IsCaught(t *testing.T) {
 		startRun(1, "k1", 200, runA, false)
 	r := s.checkAdmission(history.AdmissionSnapshot{})
 	require.Equal(t, []string{"run_key_blocked"}, checkers(r), "one violation per key")
-	require.Contains(t, r.Violations[0].Message, "2 such replies")
+	require.Contains(t, r.Violations[0].Message, "(2 such replies)")
 	require.Equal(t, LayerLiveness, r.Violations[0].Layer)
 }
 
@@ -92,6 +92,58 @@ func TestKeyNeverAdmittedAfter429IsCaught(t *testing.T) {
 	s := newStory().startRun(1, "k1", 429, "", false).startRun(1, "k1", 429, "", false).startRun(1, "k1", 0, "", true)
 	r := s.checkAdmission(history.AdmissionSnapshot{})
 	require.Equal(t, []string{"run_key_never_admitted"}, checkers(r))
+	// Named at the first refusal no retry settled, with every try since.
+	require.Contains(t, r.Violations[0].Message, "turned away with 429 at step 2 and no retry got an answer that settles it (3 tries)")
+
+	// A reply that settled the key earlier is no part of it.
+	s = newStory().startRun(1, "k1", 409, history.RunReplyMismatch, false).startRun(1, "k1", 429, "", false).
+		startRun(1, "k1", 429, "", false)
+	v := only(s.checkAdmission(history.AdmissionSnapshot{}), "run_key_never_admitted")
+	require.Len(t, v, 1)
+	require.Contains(t, v[0].Message, "turned away with 429 at step 4 and no retry got an answer that settles it (2 tries)")
+}
+
+// A 500 turns a key away as any 5xx does (and, with no fault behind it, is
+// a finding of its own).
+func TestKeyNeverAdmittedAfter500IsCaught(t *testing.T) {
+	s := newStory().startRun(1, "k1", 500, "", true).startRun(1, "k1", 500, "", true)
+	require.Len(t, only(s.checkAdmission(history.AdmissionSnapshot{}), "run_key_never_admitted"), 1)
+}
+
+// A start with no answer may hold the key until its client gave up on it
+// (RunRequestTimeout) and a stale period after: a 409 in flight in that
+// time is legal, one after it is a blocked key. A fault on another key
+// excuses nothing.
+func TestLostStartHoldsTheKeyForTimeoutAndStalePeriod(t *testing.T) {
+	blockedAfter := func(gap time.Duration, faultOn string) []string {
+		s := newStory().startRun(1, "k1", 0, "", true)
+		if faultOn != "" {
+			s.h.Faults = append(s.h.Faults, history.FaultRecord{Step: s.step, Time: s.at(), Kind: "AdmissionWriteFailsBeforeApply",
+				Target: "evalsha:eeee wf:run:idempotency:" + faultOn})
+		}
+		s.wait(gap).startRun(2, "k1", 409, history.RunReplyInFlight, false).wait(30*time.Second).startRun(2, "k1", 200, runA, false)
+		return checkers(s.checkAdmission(history.AdmissionSnapshot{}))
+	}
+	require.Empty(t, blockedAfter(25*time.Second, ""), "10s timeout + 20s stale period: still held")
+	require.Equal(t, []string{"run_key_blocked"}, blockedAfter(40*time.Second, ""))
+	require.Equal(t, []string{"run_key_blocked"}, blockedAfter(40*time.Second, "k2"))
+}
+
+// Two intents for one key (another org, or another workflow, the same body)
+// cannot both be admitted as one run; the same intent written with other
+// whitespace is the same intent.
+func TestOneKeyAdmittedForTwoIntentsIsNotLinearizable(t *testing.T) {
+	judge := func(orgB, workflowB, bodyB string) []string {
+		s := newStory().start(1, "org-1", "", "k1", body, 200, runA).start(2, orgB, "", "k1", bodyB, 200, runA)
+		s.h.Ops[1].Workflow = workflowB
+		return checkersOf(only(s.checkAdmission(history.AdmissionSnapshot{}), "run_admission"))
+	}
+	require.Equal(t, []string{"run_admission"}, judge("org-2", "", body), "another org")
+	require.Empty(t, judge("org-1", "", "{ \"input\": \"key-1\" }"), "the same body, spaced out")
+
+	s := newStory().start(1, "", "wf-1", "k1", body, 200, runA).start(2, "", "wf-2", "k1", body, 200, runA)
+	require.Equal(t, []string{"run_admission"}, checkersOf(only(s.checkAdmission(history.AdmissionSnapshot{}), "run_admission")),
+		"another workflow")
 }
 
 // A reservation whose run never came to exist, long past the stale period and a
@@ -106,6 +158,12 @@ func TestReservationWithoutRunIsCaught(t *testing.T) {
 	r := s.checkAdmission(snap)
 	require.Equal(t, []string{"run_key_reserved_without_run"}, checkers(r))
 	require.Equal(t, "old", r.Violations[0].Job)
+	require.Contains(t, r.Violations[0].Message, "1m31s after the reservation")
+
+	// A stale period and a sweep (2 x 20s) is the most a reservation may outlive its run's absence.
+	snap.Reserved["old"] = s.at() + time.Second - 40*time.Second
+	require.False(t, s.checkAdmission(snap).Failed(), "reserved exactly a stale period and a sweep ago")
+	snap.Reserved["old"] = 10 * time.Second
 
 	snap.Runs[runA] = map[string]string{"status": "RUNNING"}
 	require.False(t, s.checkAdmission(snap).Failed(), "a reservation whose run exists is bound, not poisoned")

@@ -43,3 +43,37 @@ func TestBackoffAgainstItsRule(t *testing.T) {
 	require.Len(t, v, 1, "no jitter at all")
 	require.Contains(t, v[0].Message, "all 3 retries after a failed publish came back after a whole 1s<<n")
 }
+
+// The rule's edges: the jitter stays below its bound; a publish that failed
+// after the broker stored it asks for the backoff too; a handler that acked
+// instead of asking, or the same actor's settle of an earlier delivery, is
+// no retry of this publish; retries at the cap are not counted among the
+// whole-second ones; and a system without jitter, or without a cap, makes
+// no such promise.
+func TestBackoffRuleAtItsEdges(t *testing.T) {
+	ms := time.Millisecond
+	require.Len(t, only(failedPublishes(2*time.Second+500*ms).check(), "backoff"), 1, "the jitter's bound itself is past it")
+
+	stored := failedPublishes(2*time.Second + 700*ms)
+	stored.h.Publishes[0].Outcome = history.PublishFailedStored
+	require.Len(t, only(stored.check(), "backoff"), 1, "a failed publish the broker stored")
+
+	acked := failedPublishes(2*time.Second + 700*ms)
+	acked.h.Settles[0].Outcome = history.SettleAck
+	require.Empty(t, only(acked.check(), "backoff"), "an ack asks for no retry")
+
+	earlier := failedPublishes(2*time.Second + 700*ms)
+	earlier.h.Settles = append([]history.Settle{{Step: 1, Actor: earlier.h.Publishes[0].Actor, JobID: "a1",
+		Outcome: history.SettleAck}}, earlier.h.Settles...)
+	require.Len(t, only(earlier.check(), "backoff"), 1, "the actor's settle of an earlier delivery is not this retry")
+
+	withCapped := failedPublishes(2*time.Second, 4*time.Second, time.Second, 30*time.Second)
+	require.Len(t, only(withCapped.check(), "backoff"), 1, "three whole retries below the cap, whatever sat at the cap")
+
+	noJitter := cordumSpec
+	noJitter.BackoffJitter = 0
+	require.Empty(t, only(failedPublishes(2*time.Second, 4*time.Second, time.Second).checkSystem(noJitter), "backoff"))
+	noCap := cordumSpec
+	noCap.BackoffMax = 0
+	require.Empty(t, only(failedPublishes(2*time.Second+700*ms).checkSystem(noCap), "backoff"))
+}

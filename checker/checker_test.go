@@ -212,6 +212,16 @@ func TestDLQHidingRootCauseIsCaught(t *testing.T) {
 	require.Equal(t, []string{"dlq_root_cause", "retry_cap_not_early"}, checkers(s.check()))
 }
 
+// A TIMEOUT is a failure too: its DLQ entry must not blame the retry cap
+// for a job that recorded its own cause.
+func TestTimedOutJobsDLQHidingRootCauseIsCaught(t *testing.T) {
+	s := newStory().submit("j1").commit("j1", engine.StatePending).commit("j1", engine.StateScheduled).
+		commit("j1", engine.StateDispatched).wait(cordumSpec.DispatchTimeout).commit("j1", engine.StateTimeout)
+	s.setFinal("j1", func(f *sut.JobFact) { f.Cause = string(engine.ReasonNoPoolMappingTopic) })
+	s.dead("j1", dlqEntry(engine.StateTimeout, engine.StateDispatched, engine.ReasonMaxSchedulingRetries))
+	require.Contains(t, checkers(s.check()), "dlq_root_cause")
+}
+
 func TestLostJobIsCaught(t *testing.T) {
 	s := newStory().submit("j1")
 	r := s.check()

@@ -393,3 +393,20 @@ func TestRedispatchAfterLeaseExcusesOnlyAWholeLease(t *testing.T) {
 	require.Len(t, check(build(lease-5*time.Second), true), 1, "dispatched again before the lease ran out")
 	require.Len(t, check(build(lease), false), 1, "the spec does not allow it")
 }
+
+// A report's settle is the handler's final word on that report's own
+// message (by its digest); a report without a digest (a hand-made
+// history) is known by its job, generation and result pointer.
+func TestSuccessIsSettledOnlyByItsOwnMessage(t *testing.T) {
+	other := succeededThenTimedOut(history.SettleAck)
+	other.h.Settles[0].Message++ // the handler settled some other message of the job
+	require.Empty(t, only(other.check(), "success_result_kept"))
+
+	undigested := func(settledGen int) *story {
+		s := succeededThenTimedOut(history.SettleAck)
+		s.h.Reports[0].Message, s.h.Settles[0].Message, s.h.Settles[0].Gen = 0, 0, settledGen
+		return s
+	}
+	require.Len(t, only(undigested(0).check(), "success_result_kept"), 1)
+	require.Empty(t, only(undigested(1).check(), "success_result_kept"), "a settle of another generation")
+}

@@ -109,6 +109,24 @@ func TestLeaseLapsingUnderALiveSectionIsCaught(t *testing.T) {
 	failed.h.LockFailures = append(failed.h.LockFailures, history.LockEvent{Step: 4, Time: failed.h.Locks[0].Time + 2*time.Second,
 		Actor: renewer, JobID: "j1", Token: "tok", Op: sut.LockRenew, Failed: true})
 	require.Empty(t, only(failed.check(), "lock_renewed"), "a renewal failed")
+
+	// The lease ran out at 6s (taken at 2s). A renewal failing at that very
+	// moment explains it; a pause explains it only if it is the section's
+	// replica's, between the take and the lapse.
+	atLapse := run(time.Second)
+	atLapse.h.LockFailures = append(atLapse.h.LockFailures, history.LockEvent{Step: 4, Time: 6 * time.Second,
+		Actor: renewer, JobID: "j1", Token: "tok", Op: sut.LockRenew, Failed: true})
+	require.Empty(t, only(atLapse.check(), "lock_renewed"), "a renewal failed as the lease ran out")
+	for why, f := range map[string]history.FaultRecord{
+		"another replica paused":             {Step: 3, Time: 4 * time.Second, Actor: "replica-2/sys.job.submit#1.1"},
+		"the replica paused before taking":   {Step: 1, Time: time.Second, Actor: section},
+		"the replica paused after the lapse": {Step: 5, Time: 7 * time.Second, Actor: section},
+	} {
+		s := run(time.Second)
+		f.Effect = history.EffectPause
+		s.h.Faults = append(s.h.Faults, f)
+		require.Len(t, only(s.check(), "lock_renewed"), 1, why)
+	}
 }
 
 // A handler publishes only after its own last check of the lock held it.

@@ -207,3 +207,65 @@ func TestAReplicaPicksWithItsOwnRouting(t *testing.T) {
 	require.Len(t, v, 1, "without it, batch is no pool of the topic")
 	require.Contains(t, v[0].Message, "replica-1/h sent job j1 to w3")
 }
+
+// The pick is the engine's least-loaded rule at its bounds: the lowest score
+// (running jobs, plus CPU and GPU in hundredths) wins, ties go to the lower
+// worker id, a worker at any overload threshold takes nothing (a worker
+// without a parallel limit is judged by CPU and GPU alone), and a worker
+// heard exactly its TTL ago is still live.
+func TestPickKeepsTheLeastLoadedRuleAtItsBounds(t *testing.T) {
+	const ttl = 30 * time.Second
+	require.Equal(t, ttl, cordumSpec.WorkerTTL)
+	judged := func(w1, w2 HeartbeatFact, to string) []Violation {
+		s := newPickStory()
+		for _, hb := range []HeartbeatFact{w1, w2} {
+			s.beat("replica-1", hb.Worker, hb.Active, hb.MaxParallel, hb.CPU)
+			s.beats[len(s.beats)-1].GPU = hb.GPU
+		}
+		return s.schedule().dispatched().sendTo(to).judge()
+	}
+	for name, c := range map[string]struct {
+		w1, w2         HeartbeatFact
+		pick, passOver string
+	}{
+		"a tie goes to the lower id": {HeartbeatFact{Worker: "w1"}, HeartbeatFact{Worker: "w2"}, "w1", "w2"},
+		"lower CPU wins":             {HeartbeatFact{Worker: "w1", CPU: 10}, HeartbeatFact{Worker: "w2", CPU: 50}, "w1", "w2"},
+		"lower GPU wins":             {HeartbeatFact{Worker: "w1", GPU: 50}, HeartbeatFact{Worker: "w2", GPU: 10}, "w2", "w1"},
+		"CPU at the threshold":       {HeartbeatFact{Worker: "w1", CPU: 90}, HeartbeatFact{Worker: "w2", Active: 1}, "w2", "w1"},
+		"GPU at the threshold":       {HeartbeatFact{Worker: "w1", GPU: 90}, HeartbeatFact{Worker: "w2", Active: 1}, "w2", "w1"},
+		"load ratio at the threshold": {HeartbeatFact{Worker: "w1", Active: 9, MaxParallel: 10},
+			HeartbeatFact{Worker: "w2", Active: 10}, "w2", "w1"},
+		"no parallel limit, no load ratio": {HeartbeatFact{Worker: "w1", Active: 1}, HeartbeatFact{Worker: "w2", Active: 2}, "w1", "w2"},
+		"under the load ratio": {HeartbeatFact{Worker: "w1", Active: 1, MaxParallel: 10},
+			HeartbeatFact{Worker: "w2", Active: 2}, "w1", "w2"},
+		"GPU weighs a hundredth of a job": {HeartbeatFact{Worker: "w1", Active: 1}, HeartbeatFact{Worker: "w2", GPU: 50}, "w2", "w1"},
+	} {
+		require.Empty(t, judged(c.w1, c.w2, c.pick), name)
+		require.Len(t, judged(c.w1, c.w2, c.passOver), 1, name)
+	}
+
+	// w2 last heard 30s before the scheduling write, 31s before the
+	// DISPATCHED write: live for the first view, gone for the second.
+	s := newPickStory().beat("replica-1", "w2", 0, 0, 50)
+	s.wait(ttl - 2*time.Second)
+	require.Empty(t, s.schedule().dispatched().sendTo("w2").judge())
+}
+
+// The dispatches a replica counts against a worker since its heartbeat are
+// its own that the broker took (stored, or absorbed as a duplicate): not
+// another replica's, nor a message that is no dispatch.
+func TestOnlyTheReplicasOwnTakenDispatchesCount(t *testing.T) {
+	// Two counted dispatches to w2 make it 2.50 against w1's 2.10.
+	twoTo := func(actor string, dispatch bool, outcome history.PublishOutcome) *pickStory {
+		s := newPickStory()
+		for _, job := range []string{"j8", "j9"} {
+			s.tick()
+			s.h.Publishes = append(s.h.Publishes, history.PublishRecord{Step: s.step, Time: s.at(), Actor: actor,
+				Subject: "worker.w2.jobs", JobID: job, Dispatch: dispatch, Outcome: outcome})
+		}
+		return s.schedule().dispatched()
+	}
+	require.Empty(t, twoTo("replica-1/h0", true, history.PublishDeduplicated).sendTo("w1").judge(), "the broker took them")
+	require.Len(t, twoTo("replica-2/h0", true, history.PublishStored).sendTo("w1").judge(), 1, "another replica's")
+	require.Len(t, twoTo("replica-1/h0", false, history.PublishStored).sendTo("w1").judge(), 1, "not dispatches")
+}

@@ -276,6 +276,49 @@ func TestPausedPublishIsExcusedOnlyWhileTheWorkerRefusesIt(t *testing.T) {
 	}
 }
 
+// The pause that excuses a late publish is its publisher's replica's, fired
+// from its last take of the lock (a pause at the take's own command
+// included) until that lease ended and before the publish; another
+// replica's pause, another fault, or a pause outside that span excuses
+// nothing. Another job's run after the copy does not count against it.
+func TestOnlyThePublishersPauseInsideItsLeaseExcusesALatePublish(t *testing.T) {
+	// Taken at 3s (step 3) for 10s; the reconciler takes over at 25s; the
+	// publish comes after.
+	late := func(pause history.FaultRecord) *story {
+		s := newStory().submit("j1").commit("j1", engine.StatePending).
+			take("replica-1/h", "j1", "aaaa", 10*time.Second).
+			commit("j1", engine.StateScheduled).fenced("replica-1/h", "aaaa", "aaaa").
+			commit("j1", engine.StateDispatched).fenced("replica-1/h", "aaaa", "aaaa")
+		s.wait(20*time.Second).take("replica-2/reconciler", "j1", "bbbb", 10*time.Second).
+			commit("j1", engine.StateTimeout).fenced("replica-2/reconciler", "bbbb", "bbbb")
+		s.publish("j1", 0, history.PublishStored)
+		s.h.Publishes[len(s.h.Publishes)-1].Actor = "replica-1/h"
+		if pause.Effect == "" {
+			pause.Effect = history.EffectPause
+		}
+		if pause.Actor == "" {
+			pause.Actor = "replica-1/other"
+		}
+		s.h.Faults = append(s.h.Faults, pause)
+		return s
+	}
+	excused := func(s *story) bool { return len(only(s.check(), "lock_exclusive")) == 0 }
+	require.True(t, excused(late(history.FaultRecord{Step: 4, Time: 4 * time.Second})))
+	require.True(t, excused(late(history.FaultRecord{Step: 3, Time: 3 * time.Second})), "paused at its take's own command")
+	require.True(t, excused(late(history.FaultRecord{Step: 4, Time: 13 * time.Second})), "paused as its lease ended")
+	require.True(t, excused(late(history.FaultRecord{Step: 4, Time: 4 * time.Second}).execute("j2", 0, "d-j2")),
+		"another job ran after the copy")
+	for why, pause := range map[string]history.FaultRecord{
+		"another replica paused":    {Step: 4, Time: 4 * time.Second, Actor: "replica-2/other"},
+		"a delay, not a pause":      {Step: 4, Time: 4 * time.Second, Effect: history.EffectDelay},
+		"paused before its take":    {Step: 2, Time: 2 * time.Second},
+		"paused after its lease":    {Step: 4, Time: 14 * time.Second},
+		"paused after it published": {Step: 40, Time: 40 * time.Second},
+	} {
+		require.False(t, excused(late(pause)), why)
+	}
+}
+
 // A replica on its own config routes by its own routing: a topic-missing
 // failure it files is true where its routing lacks the topic, whatever the
 // others run with; the same code from a replica on the shared routing is not.
@@ -404,6 +447,38 @@ func TestDLQAnnouncementAgainstTheStoredEntry(t *testing.T) {
 	require.Empty(t, only(early.checkSystem(outboxLike()), "dlq_announced"))
 }
 
+// Only the writer's own fate excuses a missing announcement: its replica
+// going down at the entry's write or after it (a crash right as the write
+// applied included), or its own reply of that write lost. Another replica's
+// crash, a fault of the writer that takes nothing down, or a lost reply of
+// another write excuses nothing.
+func TestDLQAnnouncementExcusedOnlyByTheWritersOwnFate(t *testing.T) {
+	const writer = "replica-1/sys.job.result#9.1"
+	withFault := func(f func(end history.StateChange) history.FaultRecord) []Violation {
+		s := failedByWorker("mem://j1/failed")
+		s.h.States[len(s.h.States)-1].Actor = writer
+		s.h.Publishes = s.h.Publishes[:len(s.h.Publishes)-1]
+		s.h.Faults = append(s.h.Faults, f(s.h.States[len(s.h.States)-1]))
+		s.tick()
+		return only(s.check(), "dlq_announced")
+	}
+	require.Empty(t, withFault(func(end history.StateChange) history.FaultRecord {
+		return history.FaultRecord{Step: end.Step, Actor: writer, Effect: history.EffectCrashAfterApply}
+	}), "the replica died as the entry's write applied")
+	require.Len(t, withFault(func(end history.StateChange) history.FaultRecord {
+		return history.FaultRecord{Step: end.Step + 1, Actor: "replica-2/sys.job.result#1.1", Effect: history.EffectCrash}
+	}), 1, "another replica crashed")
+	require.Len(t, withFault(func(end history.StateChange) history.FaultRecord {
+		return history.FaultRecord{Step: end.Step + 1, Actor: writer, Point: history.PointPublish, Effect: history.EffectDelay}
+	}), 1, "the writer's replica was slowed, not taken down")
+	require.Len(t, withFault(func(end history.StateChange) history.FaultRecord {
+		return history.FaultRecord{Step: end.Step - 1, Actor: writer, Effect: history.EffectReplyLostAfterApply}
+	}), 1, "the writer lost the reply of an earlier write")
+	require.Len(t, withFault(func(end history.StateChange) history.FaultRecord {
+		return history.FaultRecord{Step: end.Step, Actor: "replica-2/sys.job.result#1.1", Effect: history.EffectReplyLostAfterApply}
+	}), 1, "another handler lost a reply at that step")
+}
+
 // A topic's dispatch timeout replaces the global one, as a lower bound of
 // the reconciler's TIMEOUT and as the bound of how long a job may sit
 // dispatched.
@@ -524,4 +599,100 @@ func TestPublishHeldAcrossTheTerminalCommit(t *testing.T) {
 	require.Len(t, only(build(false, false, false).check(), name), 1, "no fault held it: published after the cancel")
 	require.Len(t, only(build(true, true, false).check(), name), 1, "the stale copy ran")
 	require.Len(t, only(build(true, false, true).check(), name), 1, "the fault delayed another publish of the relay")
+
+	// Only a delay of the relay's own publishes holds a copy in flight; what
+	// the relay published before it, or another job's run after it, changes
+	// nothing.
+	for why, change := range map[string]func(f *history.FaultRecord){
+		"a delayed store command": func(f *history.FaultRecord) { f.Point = history.PointRedis },
+		"another actor's delay":   func(f *history.FaultRecord) { f.Actor = "r2/relay" },
+	} {
+		s := build(true, false, false)
+		change(&s.h.Faults[0])
+		require.Len(t, only(s.check(), name), 1, why)
+	}
+	earlier := build(true, false, false)
+	earlier.h.Publishes = append([]history.PublishRecord{{Step: 1, Actor: "r1/relay", Subject: "worker.w1.jobs",
+		MsgID: "jobreq:j0", JobID: "j0", Dispatch: true, Outcome: history.PublishStored}}, earlier.h.Publishes...)
+	require.Empty(t, only(earlier.check(), name), "a publish of the relay before the fault")
+	otherRan := build(true, false, false).execute("j2", 0, "d-j2")
+	require.Empty(t, only(otherRan.check(), name), "another job ran after the copy was stored")
+}
+
+// A guard holds a system only to what its spec declares: a spec that
+// declares nothing is held to the one guard every dispatcher owes, and
+// each guard applies once the spec declares what it reads.
+func TestGuardsApplyOnlyToWhatTheSpecDeclares(t *testing.T) {
+	for _, g := range Guards {
+		require.Equal(t, g.Name == "result_of_current_dispatch", g.Applies(sut.Spec{}), "%s on an empty spec", g.Name)
+	}
+	applies := func(name string, on CommitKind, s sut.Spec) bool {
+		for _, g := range Guards {
+			if g.Name == name && g.On == on {
+				return g.Applies(s)
+			}
+		}
+		panic("no guard " + name)
+	}
+	for _, s := range []sut.Spec{{ReasonTopicMissing: "t"}, {ReasonRequiresUnsatisfied: "r"}, {ReasonTenantLimit: "l"},
+		{ReasonInvalidRequest: "i"}} {
+		require.True(t, applies("dlq_true_cause", CommitDLQ, s), "any one reason code it judges: %+v", s)
+	}
+	capped := sut.Spec{TenantMaxActive: map[string]int{"acme": 1}}
+	require.False(t, applies("tenant_cap", CommitState, capped), "a cap without the states that count as active")
+	capped.TenantActive = []string{"RUNNING"}
+	require.True(t, applies("tenant_cap", CommitState, capped))
+	require.True(t, applies("grace_not_early", CommitDLQ, sut.Spec{PickGrace: time.Second}))
+	require.True(t, applies("retry_cap_not_early", CommitDLQ, sut.Spec{MaxSchedulingRetries: 1}))
+	require.True(t, applies("retry_cap_not_late", CommitState, sut.Spec{MaxSchedulingRetries: 1}))
+	require.True(t, applies("sweep_takes_stale", CommitLock, sut.Spec{Sweeps: cordumSpec.Sweeps}))
+	require.True(t, applies("terminal_job_executed_again", CommitPublish, sut.Spec{Terminal: []string{"DONE"}}))
+}
+
+// The liveness deadlines hold up to and including their last moment: a job
+// DISPATCHED for exactly its timeout and two ticks, or failed for a missing
+// pool exactly the grace, a longest backoff and a busy lock's wait after its
+// first scheduling, is on time. A dispatch_timeout names the step that ended
+// the stay. grace_not_late judges only jobs that were scheduled, in systems
+// with a grace window and a backoff cap.
+func TestLivenessDeadlinesHoldToTheirLastMoment(t *testing.T) {
+	judge := func(s *story, sys sut.Spec, name string) []Violation {
+		s.h.End = s.at() + time.Second
+		s.h.FaultPhaseEnd = 10 * time.Minute
+		return only(Check(Input{History: &s.h, Final: s.final, DLQ: s.dlq, System: sys, Spec: Spec{Timely: true}}), name)
+	}
+	// timedOut(d) writes TIMEOUT d and one step (1s) after DISPATCHED.
+	stay := cordumSpec.DispatchTimeout + 2*cordumSpec.ReconcileInterval
+	require.Empty(t, judge(timedOut(stay-time.Second), cordumSpec, "dispatch_timeout"))
+	over := timedOut(stay)
+	v := judge(over, cordumSpec, "dispatch_timeout")
+	require.Len(t, v, 1)
+	require.Equal(t, over.h.States[len(over.h.States)-1].Step, v[0].Step, "the TIMEOUT write ended the stay")
+
+	orphan := func(failAfter time.Duration) *story {
+		s := routed(noTopics, nil, engine.ReasonNoPoolMappingTopic)
+		s.h.States[len(s.h.States)-1].Time = s.h.States[len(s.h.States)-2].Time + failAfter
+		return s
+	}
+	deadline := cordumSpec.PickGrace + cordumSpec.BackoffMax + busyLockSlack
+	require.Empty(t, judge(orphan(deadline), cordumSpec, "grace_not_late"))
+	require.Len(t, judge(orphan(deadline+time.Second), cordumSpec, "grace_not_late"), 1)
+	noCap := cordumSpec
+	noCap.BackoffMax = 0
+	require.Empty(t, judge(orphan(20*time.Minute), noCap, "grace_not_late"))
+
+	unscheduled := newStory().submit("j1")
+	unscheduled.h.Routing = []history.RoutingChange{{Routing: noTopics}}
+	unscheduled.wait(20 * time.Minute)
+	require.Empty(t, judge(unscheduled, cordumSpec, "grace_not_late"), "never scheduled: no grace began")
+}
+
+// TimeoutNeverPublished counts the jobs that timed out without the broker
+// ever storing a dispatch of theirs, and no other.
+func TestTimeoutNeverPublishedCountsTimeoutsOnly(t *testing.T) {
+	s := timedOut(5 * time.Minute)
+	s.submit("j2").commit("j2", engine.StatePending).commit("j2", engine.StateFailed)
+	s.dead("j2", dlqEntry(engine.StateFailed, engine.StatePending, engine.ReasonNoPoolMappingTopic))
+	s.dispatch("j3")
+	require.Equal(t, 1, s.check().Figures.TimeoutNeverPublished)
 }

@@ -127,6 +127,18 @@ func TestWithheldCountersAgainstUnpublishedDispatches(t *testing.T) {
 	require.Len(t, v, 1, "nothing was held back")
 	require.Contains(t, v[0].Message, "the withheld counters (scheduler_publish_withheld_total, scheduler_republish_withheld_total, "+
 		"scheduler_unknown_write_total) say 1, but at most 0 dispatches")
+	// Only a replica's store write of the job that failed before it applied
+	// may have been a DISPATCHED write: a gateway's, or a replica's delayed
+	// publish, leaves the bound where it was.
+	others := written().publish("j1", 0, history.PublishFailedClean)
+	others.h.Publishes[0].Actor = h
+	others.h.Faults = append(others.h.Faults,
+		history.FaultRecord{Step: others.tick(), Actor: "gateway/run-0-0", Point: history.PointRedis,
+			Effect: history.EffectFailBeforeApply, Target: "evalsha 9ef4b8d2 job:j1"},
+		history.FaultRecord{Step: others.tick(), Actor: h, Point: history.PointPublish, Effect: history.EffectDelay,
+			Target: "worker.w1.jobs j1"})
+	require.Len(t, judge(others, 1), 1)
+
 	failedWrite := written().publish("j1", 0, history.PublishFailedClean)
 	failedWrite.h.Publishes[0].Actor = h
 	failedWrite.h.Faults = append(failedWrite.h.Faults, history.FaultRecord{Step: failedWrite.tick(), Actor: h,
@@ -182,13 +194,136 @@ func counterAt(name, label, value string, n float64) prometheus.Gatherer {
 // metricFindings checks the story with counters g and keeps the metrics
 // findings that mention about (a story trips the other counters too).
 func metricFindings(s *story, g prometheus.Gatherer, about string) []Violation {
+	return metricFindingsOf(s, cordumSpec, g, about)
+}
+
+// metricFindingsOf is metricFindings for a system of spec sys.
+func metricFindingsOf(s *story, sys sut.Spec, g prometheus.Gatherer, about string) []Violation {
 	s.h.End = s.at() + time.Second
 	var out []Violation
-	for _, v := range only(Check(Input{History: &s.h, Final: s.final, DLQ: s.dlq, System: cordumSpec,
+	for _, v := range only(Check(Input{History: &s.h, Final: s.final, DLQ: s.dlq, System: sys,
 		Metrics: []prometheus.Gatherer{g}}), "metrics") {
 		if strings.Contains(v.Message, about) {
 			out = append(out, v)
 		}
 	}
 	return out
+}
+
+// A system is held only to the counters its spec declares, and only where
+// they mean what the checks read: no withheld counters, or dispatches
+// published by a relay rather than their writer, and the withheld check has
+// nothing to count; without a job lock no handler skips a redelivery under it.
+func TestCountersJudgedOnlyWhereTheSpecDeclaresThem(t *testing.T) {
+	const h = "replica-1/sys.job.submit#1.1"
+	parked := newStory().submit("j1").commit("j1", engine.StatePending).commit("j1", engine.StateScheduled).
+		commit("j1", engine.StateDispatched)
+	for i := range parked.h.States {
+		parked.h.States[i].Actor = h
+	}
+	judge := metricFindingsOf
+	none := counterAt("scheduler_republish_withheld_total", "topic", "default", 0)
+	require.Len(t, judge(parked, cordumSpec, none, "withheld counters"), 1, "the parked dispatch is unaccounted for")
+	undeclared := cordumSpec
+	undeclared.Metrics.Withheld = nil
+	require.Empty(t, judge(parked, undeclared, none, "withheld counters"))
+	relayed := cordumSpec
+	relayed.PublishFromRelay = true
+	require.Empty(t, judge(parked, relayed, none, "withheld counters"))
+
+	redelivered := newStory().dispatch("j1")
+	redelivered.tick()
+	redelivered.h.Locks = append(redelivered.h.Locks, history.LockEvent{Step: redelivered.step, Time: redelivered.at(),
+		Actor: h, JobID: "j1", Token: "t2", Op: sut.LockTake, Held: true})
+	redelivered.h.Settles = append(redelivered.h.Settles, history.Settle{Step: redelivered.tick(), Time: redelivered.at(),
+		Actor: h, Subject: engine.SubjectSubmit, JobID: "j1", Outcome: history.SettleAck})
+	skipped := counterAt("scheduler_redelivery_skipped_total", "state", "RUNNING", 0)
+	require.Len(t, judge(redelivered, cordumSpec, skipped, "redelivery_skipped"), 1)
+	unlocked := cordumSpec
+	unlocked.JobLock = false
+	require.Empty(t, judge(redelivered, unlocked, skipped, "redelivery_skipped"))
+}
+
+// The dispatch counters match the broker exactly: rollbacks count the
+// dispatch publishes that failed, published ones those it stored.
+func TestDispatchCountersAgainstTheBroker(t *testing.T) {
+	s := newStory().dispatch("j1")
+	findings := func(rollbacks, published float64) []string {
+		var out []string
+		for _, v := range metricFindings(s, counters(rollbacks, 0, published), "") {
+			out = append(out, v.Message)
+		}
+		return out
+	}
+	require.Empty(t, findings(0, 1))
+	require.Equal(t, []string{"scheduler_dispatch_rollback_total=1 but 0 dispatch publishes failed"}, findings(1, 1))
+	require.Equal(t, []string{"scheduler_dispatch_published_total=2 but the broker acknowledged 1 dispatches"}, findings(0, 2))
+}
+
+// The skipped-redelivery counter must count at least the requests acked by
+// a handler that took the job's lock once, held it, found the job
+// dispatched, running or done, and wrote nothing before its ack. Every
+// other shape may or may not have been a skip, and owes the counter nothing.
+func TestSkippedRedeliveriesAreTheHandlersThatFoundNothingToDo(t *testing.T) {
+	const h = "replica-2/sys.job.submit#7.2"
+	type lock struct {
+		actor, job, token string
+		op                sut.LockOp
+		held, afterAck    bool
+	}
+	take := lock{actor: h, job: "j1", token: "t2", op: sut.LockTake, held: true}
+	build := func(scheduledOnly, wrote bool, outcome history.SettleOutcome, locks ...lock) *story {
+		s := newStory()
+		if scheduledOnly {
+			s.submit("j1").commit("j1", engine.StatePending).commit("j1", engine.StateScheduled)
+		} else {
+			s.dispatch("j1")
+		}
+		addLock := func(l lock) {
+			s.h.Locks = append(s.h.Locks, history.LockEvent{Step: s.tick(), Time: s.at(), Actor: l.actor, JobID: l.job,
+				Token: l.token, Op: l.op, Held: l.held})
+		}
+		for _, l := range locks {
+			if !l.afterAck {
+				addLock(l)
+			}
+		}
+		if wrote {
+			s.commit("j1", engine.StateSucceeded)
+			s.h.States[len(s.h.States)-1].Actor = h
+		}
+		s.h.Settles = append(s.h.Settles, history.Settle{Step: s.tick(), Time: s.at(), Actor: h, Subject: engine.SubjectSubmit,
+			JobID: "j1", Outcome: outcome})
+		for _, l := range locks {
+			if l.afterAck {
+				addLock(l)
+			}
+		}
+		return s
+	}
+	owed := func(s *story) bool {
+		return len(metricFindings(s, counterAt("scheduler_redelivery_skipped_total", "state", "RUNNING", 0), "redelivery_skipped")) == 1
+	}
+	with := func(change func(l *lock)) lock {
+		l := take
+		change(&l)
+		return l
+	}
+	require.True(t, owed(build(false, false, history.SettleAck, take)), "found the job done and acked")
+	require.True(t, owed(build(false, false, history.SettleAck, take, with(func(l *lock) { l.actor = "replica-1/h" }))),
+		"another handler's take changes nothing")
+	require.True(t, owed(build(false, false, history.SettleAck, take, take)), "a retake under its own token is one section")
+	for why, s := range map[string]*story{
+		"another actor's take":        build(false, false, history.SettleAck, with(func(l *lock) { l.actor = "replica-1/h" })),
+		"a take of another job":       build(false, false, history.SettleAck, with(func(l *lock) { l.job = "j2" })),
+		"a take that did not hold":    build(false, false, history.SettleAck, with(func(l *lock) { l.held = false })),
+		"a renewal, not a take":       build(false, false, history.SettleAck, with(func(l *lock) { l.op = sut.LockRenew })),
+		"the take after the ack":      build(false, false, history.SettleAck, with(func(l *lock) { l.afterAck = true })),
+		"two handlers under one name": build(false, false, history.SettleAck, take, with(func(l *lock) { l.token = "t3" })),
+		"the job was only scheduled":  build(true, false, history.SettleAck, take),
+		"the handler wrote":           build(false, true, history.SettleAck, take),
+		"the request was nakked":      build(false, false, history.SettleNak, take),
+	} {
+		require.False(t, owed(s), why)
+	}
 }

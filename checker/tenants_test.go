@@ -125,3 +125,32 @@ func TestTenantLimitReasonAgainstTheTrueCause(t *testing.T) {
 	require.Len(t, v, 1)
 	require.Contains(t, v[0].Message, `tenant "acme" (cap 1) had at most 0 jobs DISPATCHED or RUNNING from the job's first scheduling`)
 }
+
+// A dispatch is judged against the tenant's cap only as the end of its own
+// handler's scheduling pass: the move into the scheduled state right before
+// it by the same actor under the same lock token, and not a rollback. Over
+// the cap, that dispatch is a finding; the same dispatch after another
+// handler's pass (another actor, or a second handler under the same actor
+// name with its own token) or after its own rollback is not placed.
+func TestTenantCapJudgesADispatchOnlyAfterItsOwnPass(t *testing.T) {
+	overCap := func(dispatcher, token string, rollback bool) []Violation {
+		s := newStory().submit("j1").submit("j2").ofTenant("j1", "acme").ofTenant("j2", "acme")
+		s.commit("j1", engine.StatePending).commit("j1", engine.StateScheduled).commit("j1", engine.StateDispatched).
+			commit("j2", engine.StatePending).commit("j2", engine.StateScheduled).by("replica-1/h", "t1")
+		if rollback {
+			s.commit("j2", engine.StateDispatched).by("replica-1/h", "t1").commit("j2", engine.StateScheduled).by("replica-1/h", "t1")
+		}
+		s.commit("j2", engine.StateDispatched).by(dispatcher, token)
+		var late []Violation
+		for _, v := range only(s.checkSystem(capped1), "tenant_cap") {
+			if v.Step == s.step {
+				late = append(late, v)
+			}
+		}
+		return late
+	}
+	require.Len(t, overCap("replica-1/h", "t1", false), 1, "its own pass, with the tenant at its cap throughout")
+	require.Empty(t, overCap("replica-1/h", "t9", false), "a second handler under the same name")
+	require.Empty(t, overCap("replica-2/h", "t1", false), "another actor")
+	require.Empty(t, overCap("replica-1/h", "t1", true), "after its own rollback")
+}

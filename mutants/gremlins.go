@@ -46,12 +46,18 @@ var operators = []string{"&&", "||", "==", "!=", ">=", "<=", "++", "--", "+", "-
 type Gremlin struct {
 	Mutant
 	Site       string // file:line:column TYPE, the key equivalent.txt uses
+	Mutator    string // the TYPE: CONDITIONALS_NEGATION, INVERT_LOGICAL, ...
 	ToolStatus string // KILLED, LIVED, NOT COVERED, NOT VIABLE, TIMED OUT, RUNNABLE (dry run)
 }
 
-// ReadGremlins turns a gremlins --output file into mutants. root is the
-// module root; file names in the report are relative to it.
-func ReadGremlins(path, root string) ([]Gremlin, error) {
+// ReadGremlins turns a gremlins --output file over engine/ into mutants.
+// root is the module root.
+func ReadGremlins(path, root string) ([]Gremlin, error) { return ReadGremlinsOf(path, root, "engine") }
+
+// ReadGremlinsOf turns a gremlins --output file over the package in dir (a
+// slash path from the module root) into mutants; the report names files
+// relative to dir.
+func ReadGremlinsOf(path, root, dir string) ([]Gremlin, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
@@ -63,8 +69,8 @@ func ReadGremlins(path, root string) ([]Gremlin, error) {
 	var out []Gremlin
 	for _, f := range rep.Files {
 		file := filepath.ToSlash(f.Name)
-		if !strings.HasPrefix(file, "engine/") {
-			file = "engine/" + file
+		if !strings.HasPrefix(file, dir+"/") {
+			file = dir + "/" + file
 		}
 		src, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(file)))
 		if err != nil {
@@ -87,7 +93,7 @@ func ReadGremlins(path, root string) ([]Gremlin, error) {
 			if !ok {
 				return nil, fmt.Errorf("%s: %s: no replacement for %q", path, site, op)
 			}
-			out = append(out, Gremlin{Site: site, ToolStatus: m.Status, Mutant: Mutant{
+			out = append(out, Gremlin{Site: site, Mutator: m.Type, ToolStatus: m.Status, Mutant: Mutant{
 				Name:        site,
 				Origin:      Gremlins,
 				Description: fmt.Sprintf("%s: %q becomes %q", m.Type, op, to),

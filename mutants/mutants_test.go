@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"go/parser"
+	"go/token"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -121,15 +123,20 @@ func TestCatalogNamesAreUniqueAndScenariosExist(t *testing.T) {
 	}
 }
 
+// positionOf is the line and column (as gremlins counts them) where text
+// first stands in the file.
+func positionOf(t *testing.T, file, text string) (line, col int) {
+	src, err := os.ReadFile(file)
+	require.NoError(t, err)
+	at := strings.Index(string(src), text)
+	require.Positive(t, at, "%q not in %s", text, file)
+	return strings.Count(string(src[:at]), "\n") + 1, at - strings.LastIndex(string(src[:at]), "\n")
+}
+
 // A gremlins mutant is applied at the site the tool named, with the tool's
 // replacement, and a site that no longer holds the operator is an error.
 func TestGremlinsMutantAppliesAtItsSite(t *testing.T) {
-	src, err := os.ReadFile("../engine/reconciler.go")
-	require.NoError(t, err)
-	at := strings.Index(string(src), "< timeout")
-	require.Positive(t, at)
-	line := strings.Count(string(src[:at]), "\n") + 1
-	col := at - strings.LastIndex(string(src[:at]), "\n")
+	line, col := positionOf(t, "../engine/reconciler.go", "< timeout")
 	dir := t.TempDir()
 	report := func(line, col int) string {
 		path := filepath.Join(dir, fmt.Sprintf("report-%d-%d.json", line, col))
@@ -158,26 +165,62 @@ func TestGremlinsMutantAppliesAtItsSite(t *testing.T) {
 	require.ErrorContains(t, err, "no replacement")
 }
 
+// Each triage file holds sites of its own packages only, and every triaged
+// site still holds an operator its mutator changes: a triage left behind by
+// an edit of the code points at nothing, and fails here.
 func TestEquivalentTriageFileReads(t *testing.T) {
-	eq, err := ReadEquivalent("equivalent.txt")
-	require.NoError(t, err)
-	for site, reason := range eq {
-		require.Regexp(t, `^engine/\w+\.go:\d+:\d+ [A-Z_]+$`, site)
-		require.NotEmpty(t, reason)
-		// The site still holds an operator its mutator changes: a triage
-		// left behind by an edit of the engine points at nothing.
-		var file, typ string
-		var line, col int
-		_, err := fmt.Sscanf(strings.Replace(site, ":", " ", 2), "%s %d %d %s", &file, &line, &col, &typ)
-		require.NoError(t, err, site)
-		src, err := os.ReadFile(filepath.Join("..", file))
-		require.NoError(t, err, site)
-		at := offsetOf(string(src), line, col)
-		require.GreaterOrEqual(t, at, 0, "%s is outside the file", site)
-		replaced := false
-		for op := range gremlinsReplacements[typ] {
-			replaced = replaced || strings.HasPrefix(string(src[at:]), op)
+	for file, sites := range map[string]string{
+		"equivalent.txt":         `^engine/\w+\.go:\d+:\d+ [A-Z_]+$`,
+		"harness-equivalent.txt": `^(checker|model|faults)/\w+\.go:\d+:\d+ [A-Z_]+$`,
+	} {
+		eq, err := ReadEquivalent(file)
+		require.NoError(t, err)
+		for site, reason := range eq {
+			require.Regexp(t, sites, site, file)
+			require.NotEmpty(t, reason)
+			var path, typ string
+			var line, col int
+			_, err := fmt.Sscanf(strings.Replace(site, ":", " ", 2), "%s %d %d %s", &path, &line, &col, &typ)
+			require.NoError(t, err, site)
+			src, err := os.ReadFile(filepath.Join("..", path))
+			require.NoError(t, err, site)
+			at := offsetOf(string(src), line, col)
+			require.GreaterOrEqual(t, at, 0, "%s is outside the file", site)
+			replaced := false
+			for op := range gremlinsReplacements[typ] {
+				replaced = replaced || strings.HasPrefix(string(src[at:]), op)
+			}
+			require.True(t, replaced, "%s: no %s operator at that position; the triage is stale", site, typ)
 		}
-		require.True(t, replaced, "%s: no %s operator at that position; the triage is stale", site, typ)
 	}
+}
+
+// A schemata carries each mutant behind its own switch, an inverted && or ||
+// around its whole chain, and traces a compile error inside a mutant's form
+// to that mutant alone.
+func TestSchemataSwitchesEachMutantOnItsOwn(t *testing.T) {
+	line, col := positionOf(t, "../model/job.go", "st != in.From || !allowed")
+	dir := t.TempDir()
+	report := filepath.Join(dir, "report.json")
+	require.NoError(t, os.WriteFile(report, []byte(fmt.Sprintf(`{"files":[{"file_name":"job.go","mutations":[
+		{"type":"CONDITIONALS_NEGATION","status":"RUNNABLE","line":%d,"column":%d},
+		{"type":"INVERT_LOGICAL","status":"RUNNABLE","line":%d,"column":%d}]}]}`, line, col+3, line, col+14)), 0o644))
+	gs, err := ReadGremlinsOf(report, "..", "model")
+	require.NoError(t, err)
+	require.Len(t, gs, 2)
+	sc, err := BuildSchemata("..", dir, "model", gs, nil)
+	require.NoError(t, err)
+	b, err := os.ReadFile(filepath.Join(dir, "model_job.go"))
+	require.NoError(t, err)
+	rewritten := string(b)
+	_, err = parser.ParseFile(token.NewFileSet(), "job.go", rewritten, 0)
+	require.NoError(t, err)
+	require.Contains(t, rewritten, "if schemataOn(2) { return /*schemata:2{*/(st != in.From && !allowed(in.From, in.To))/*}*/ }")
+	require.Contains(t, rewritten, "/*schemata:1{*/(st == in.From)/*}*/")
+	require.FileExists(t, filepath.Join(dir, "schemata_switch.go"))
+
+	form := strings.Index(rewritten, "/*schemata:1{*/")
+	errLine := strings.Count(rewritten[:form], "\n") + 1
+	errCol := form - strings.LastIndex(rewritten[:form], "\n") + 20
+	require.Equal(t, []string{gs[0].Site}, sc.SitesAt(filepath.Join(dir, "model_job.go"), errLine, errCol))
 }
