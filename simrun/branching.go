@@ -185,13 +185,14 @@ func (c *campaign) round(size int, fresh []task) (branches, seeds []task) {
 // runBranching runs the seeds of tasks as runSeeds does, and the branches
 // their discoveries spawn, in rounds: each round's results are taken in task
 // order, so which branches run depends on the seeds, not on which worker was
-// quicker. It returns the seeds' runs and the branches' results.
+// quicker. It returns the seeds' runs, and every result, the branches' too,
+// in the order the campaign took them.
 func runBranching(intr *interrupts, workers []worker, tasks []task, f runFlags, c *campaign, prog *progress,
 	log io.Writer) (*seedRuns, []reports.SeedResult) {
 	rs := &seedRuns{tasks: tasks, done: make([]*seedRun, len(tasks)), told: map[int]string{}}
 	ctx, cancel := context.WithTimeout(intr.ctx, f.budget) // determinism-ok: a wall-clock budget on the CLI
 	defer cancel()
-	var branched []reports.SeedResult
+	var all []reports.SeedResult
 	next := 0
 	for ctx.Err() == nil {
 		branches, seeds := c.round(4*len(workers), tasks[next:])
@@ -220,8 +221,8 @@ func runBranching(intr *interrupts, workers []worker, tasks []task, f runFlags, 
 			}
 			c.observe(log, round[i], o.run.Moments)
 			o.run.Moments = nil
+			all = append(all, o.run.Result)
 			if i < len(branches) {
-				branched = append(branched, o.run.Result)
 				continue
 			}
 			run := o.run
@@ -234,7 +235,7 @@ func runBranching(intr *interrupts, workers []worker, tasks []task, f runFlags, 
 	if rs.notRun() > 0 && !intr.interrupted() {
 		rs.stopped = budgetStop(f.budget)
 	}
-	return rs, branched
+	return rs, all
 }
 
 // branchSuffix names a result's branch in a one-line failure.

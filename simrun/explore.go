@@ -82,6 +82,11 @@ type Finding struct {
 	Plan     []string `json:"plan"`
 	Complete bool     `json:"shrink_complete"`
 	Replay   string   `json:"replay"`
+	// RunsToFirst counts the runs (seeds and branches, in the order the
+	// campaign took them) up to and including the bucket's first failure;
+	// SecondsToFirst sums their run times: the cost of finding it.
+	RunsToFirst    int     `json:"runs_to_first"`
+	SecondsToFirst float64 `json:"run_seconds_to_first"`
 	// New is false for a bucket a pinned regression seed or --known already has.
 	New     bool   `json:"new"`
 	KnownAs string `json:"known_as,omitempty"`
@@ -170,12 +175,18 @@ func exploreCmd(cmd *cobra.Command, f exploreFlags) error {
 	start := time.Now() // determinism-ok: wall time is a reported figure
 	rf := runFlags{budget: f.budget, allowIncomplete: true, maxArtifacts: 0}
 	var rs *seedRuns
-	var branched []reports.SeedResult
+	var all, branched []reports.SeedResult // every run in the campaign's order; the branches
 	c := newCampaign(f.branches)
 	if f.branches > 0 {
-		rs, branched = runBranching(intr, workers, tasks, rf, c, newProgress(stderr, len(tasks), "explore"), stderr)
+		rs, all = runBranching(intr, workers, tasks, rf, c, newProgress(stderr, len(tasks), "explore"), stderr)
+		for _, r := range all {
+			if r.Branch != "" {
+				branched = append(branched, r)
+			}
+		}
 	} else {
 		rs = runSeeds(intr, workers, tasks, rf, newProgress(stderr, len(tasks), "explore"))
+		all = rs.results()
 	}
 	intr.settle(workers)
 	wall := time.Since(start) // determinism-ok: figure
@@ -194,7 +205,7 @@ func exploreCmd(cmd *cobra.Command, f exploreFlags) error {
 	found := &Findings{Tool: "simrun " + version, Provenance: sum.Provenance, Date: day.Format(time.DateOnly), From: first,
 		Shard: sh.String(), SeedsRun: len(sum.Seeds), BranchesRun: len(branched), Discoveries: c.discoveries}
 	if !intr.interrupted() {
-		found.Findings = bucketFailures(stdout, append(rs.results(), branched...), known,
+		found.Findings = bucketFailures(stdout, all, known,
 			func(r reports.SeedResult) Finding { return shrinkRepresentative(r, f) })
 	}
 	for _, r := range append(sum.Seeds, branched...) {
@@ -250,19 +261,23 @@ func bucketFailures(w io.Writer, results []reports.SeedResult, known map[string]
 		}
 	}
 	type group struct {
-		first reports.SeedResult
-		seeds []uint64
+		first   reports.SeedResult
+		seeds   []uint64
+		runs    int
+		seconds float64
 	}
 	groups := map[string]*group{}
 	var order []string
-	for _, r := range results {
+	seconds := 0.0
+	for i, r := range results {
+		seconds += r.WallSeconds
 		if passed(r) {
 			continue
 		}
 		key := r.Scenario + " / " + primaryChecker(r)
 		g, ok := groups[key]
 		if !ok {
-			g = &group{first: r}
+			g = &group{first: r, runs: i + 1, seconds: seconds}
 			groups[key] = g
 			order = append(order, key)
 		}
@@ -273,7 +288,7 @@ func bucketFailures(w io.Writer, results []reports.SeedResult, known map[string]
 	for _, key := range order {
 		g := groups[key]
 		fd := shrink(g.first)
-		fd.Seeds = g.seeds
+		fd.Seeds, fd.RunsToFirst, fd.SecondsToFirst = g.seeds, g.runs, g.seconds
 		if i, ok := byKey[fd.Signature]; ok {
 			out[i].Seeds = append(out[i].Seeds, g.seeds...)
 			continue
