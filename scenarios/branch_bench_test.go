@@ -8,8 +8,8 @@ import (
 
 // BenchmarkBranch measures what a branch costs against a full seed: the
 // branch replays the seed's prefix with the trace muted and no checker,
-// then runs and checks its own part. Branching at half the run, a branch
-// costs what the seed does, less the prefix's trace formatting.
+// then runs and checks its own part. Each branch draws its own course after
+// the fork, so steps/op says how long its runs were.
 //
 //	GOMAXPROCS=1 go test ./scenarios -run XXX -bench Branch -benchtime 20x
 func BenchmarkBranch(b *testing.B) {
@@ -17,9 +17,11 @@ func BenchmarkBranch(b *testing.B) {
 	seed := sc.Seeds.First + 3
 	steps := sc.Run(seed).Steps
 	b.Run("seed", func(b *testing.B) {
+		var n uint64
 		for range b.N {
-			sc.Run(seed)
+			n += sc.Run(seed).Steps
 		}
+		b.ReportMetric(float64(n)/float64(b.N), "steps/op")
 	})
 	for _, at := range []struct {
 		name string
@@ -27,9 +29,11 @@ func BenchmarkBranch(b *testing.B) {
 	}{{"branch-at-half", steps / 2}, {"branch-at-nine-tenths", steps * 9 / 10}} {
 		v := sc.With(Variant{Branch: sim.Branch{Step: at.step, N: 1}})
 		b.Run(at.name, func(b *testing.B) {
+			var n uint64
 			for i := range b.N {
-				v.With(Variant{Branch: sim.Branch{Step: at.step, N: uint64(i + 1)}}).Run(seed)
+				n += v.With(Variant{Branch: sim.Branch{Step: at.step, N: uint64(i + 1)}}).Run(seed).Steps
 			}
+			b.ReportMetric(float64(n)/float64(b.N), "steps/op")
 		})
 	}
 	b.Run("prefix-to-half", func(b *testing.B) {
