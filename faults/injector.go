@@ -31,6 +31,8 @@ type Injector struct {
 
 	skews       []time.Duration // handed out by ReplicaSkew
 	skewsHanded bool
+
+	branch sim.Branch // the branch the run forked into, if any
 }
 
 type activeKind struct {
@@ -60,8 +62,9 @@ type KindStats struct {
 }
 
 var (
-	_ sim.Injector   = (*Injector)(nil)
-	_ sim.WorldSetup = (*Injector)(nil)
+	_ sim.Injector       = (*Injector)(nil)
+	_ sim.WorldSetup     = (*Injector)(nil)
+	_ sim.BranchInjector = (*Injector)(nil)
 )
 
 // New returns an injector that draws faults from opts with the given seed.
@@ -306,10 +309,22 @@ func (in *Injector) spend(k Kind) {
 	}
 }
 
+// Fork reseeds the kinds' streams for branch b (sim.BranchInjector): the
+// point faults drawn from here on are the branch's. A replay draws nothing.
+func (in *Injector) Fork(b sim.Branch) {
+	in.branch = b
+	for i, ak := range in.active {
+		if ak.rng != nil {
+			in.active[i].rng = rand.New(rand.NewPCG(sim.StreamSeed(in.seed, kindStream(ak.kind.Name), b)))
+		}
+	}
+}
+
 // Plan is what fired so far: setup faults and windows, then point faults in
 // the order they fired.
 func (in *Injector) Plan() Plan {
-	return Plan{Version: PlanVersion, Seed: in.seed, Entries: append([]PlanEntry(nil), in.entries...)}
+	return Plan{Version: PlanVersion, Seed: in.seed, Branch: in.branch.String(),
+		Entries: append([]PlanEntry(nil), in.entries...)}
 }
 
 // Missed lists the indices of a replayed plan's point entries whose point never

@@ -4,7 +4,6 @@ import (
 	"crypto/sha1"
 	"encoding/hex"
 	"fmt"
-	"hash/fnv"
 	"math/rand/v2"
 	"sort"
 	"strconv"
@@ -183,10 +182,11 @@ func Lookup(name string) (Kind, bool) {
 // kindRand is the kind's own PRNG stream: turning another kind on or off does
 // not shift this kind's draws.
 func kindRand(seed uint64, name string) *rand.Rand {
-	h := fnv.New64a()
-	_, _ = h.Write([]byte("faults/" + name))
-	return rand.New(rand.NewPCG(seed, h.Sum64()))
+	return rand.New(rand.NewPCG(sim.StreamSeed(seed, kindStream(name), sim.Branch{})))
 }
+
+// kindStream names a kind's stream in the seed tree.
+func kindStream(name string) string { return "faults/" + name }
 
 // drawMs draws a whole number of milliseconds in [lo, hi].
 func drawMs(rng *rand.Rand, lo, hi int64) int64 {

@@ -15,8 +15,11 @@ const PlanVersion = 1
 // first. Replaying it forces the same faults; removing entries is what
 // shrinking works on.
 type Plan struct {
-	Version int         `json:"version"`
-	Seed    uint64      `json:"seed"`
+	Version int    `json:"version"`
+	Seed    uint64 `json:"seed"`
+	// Branch is the branch key ("K/B") the plan was recorded on: its point
+	// faults after step K came from the branch's streams. "" is the seed.
+	Branch  string      `json:"branch,omitempty"`
 	Entries []PlanEntry `json:"entries"`
 }
 

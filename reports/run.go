@@ -32,4 +32,7 @@ type Run struct {
 	Trace []byte
 	// Replay is the one command that reproduces the seed.
 	Replay string
+	// Branch ("K/B") and Strategy name the run's variant of the seed ("":
+	// the seed itself, the uniform pick).
+	Branch, Strategy string
 }

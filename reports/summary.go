@@ -148,10 +148,14 @@ type CaseResult struct {
 
 // SeedResult is one seed's run.
 type SeedResult struct {
-	System          string `json:"system,omitempty"`
-	Scenario        string `json:"scenario"`
-	Finding         string `json:"finding,omitempty"`
-	Seed            uint64 `json:"seed"`
+	System   string `json:"system,omitempty"`
+	Scenario string `json:"scenario"`
+	Finding  string `json:"finding,omitempty"`
+	Seed     uint64 `json:"seed"`
+	// Branch ("K/B") and Strategy complete the replay key of a run that is
+	// not the seed's own timeline.
+	Branch          string `json:"branch,omitempty"`
+	Strategy        string `json:"strategy,omitempty"`
 	Checksum        string `json:"checksum"` // 16 lowercase hex digits
 	Steps           uint64 `json:"steps"`
 	Verdict         string `json:"verdict"` // pass | safety | liveness | inconclusive | expected
@@ -200,6 +204,8 @@ func SeedResultOf(o Run, expect string) SeedResult {
 		System:          o.System,
 		Scenario:        o.Scenario,
 		Seed:            o.Seed,
+		Branch:          o.Branch,
+		Strategy:        o.Strategy,
 		Checksum:        fmt.Sprintf("%016x", o.Checksum),
 		Steps:           o.Steps,
 		Verdict:         seedVerdict(o.Result, expect),

@@ -52,7 +52,56 @@ type Scenario struct {
 	// Needs are the features the scenario's whole point is about: against a
 	// system lacking one, its cases are not applicable (NotApplicable).
 	Needs []Feature
+
+	variant Variant
 }
+
+// Variant is how a run departs from its seed's own timeline: a branch from a
+// step, another scheduling strategy. The zero value is the seed itself, so
+// every existing seed's checksum stands.
+type Variant struct {
+	Branch sim.Branch
+	// Strategy is the kernel's strategy; StrategySwarm draws it from the
+	// seed instead, as world data (drawScheduling).
+	Strategy      sim.Scheduling
+	StrategySwarm bool
+}
+
+// IsZero reports whether v is the seed itself.
+func (v Variant) IsZero() bool { return v == Variant{} }
+
+// StrategyFlag is the strategy as the CLI takes it ("" for the default).
+func (v Variant) StrategyFlag() string {
+	switch {
+	case v.StrategySwarm:
+		return "swarm"
+	case v.Strategy.IsUniform():
+		return ""
+	}
+	return v.Strategy.String()
+}
+
+// Flags are the CLI flags that select v (" --branch K/B --strategy S"),
+// empty for the seed itself.
+func (v Variant) Flags() string {
+	out := ""
+	if !v.Branch.IsZero() {
+		out += " --branch " + v.Branch.String()
+	}
+	if f := v.StrategyFlag(); f != "" {
+		out += " --strategy " + f
+	}
+	return out
+}
+
+// With returns the scenario whose runs take variant v.
+func (s Scenario) With(v Variant) Scenario {
+	s.variant = v
+	return s
+}
+
+// Variant is the variant the scenario's runs take.
+func (s Scenario) Variant() Variant { return s.variant }
 
 // DeclaredFaults are the scenario's kinds that its system can reach: a kind
 // aimed at a fault point the system does not have (a rollback write, a job
@@ -92,6 +141,8 @@ type World struct {
 	// are operators' and the environment's actions at set times.
 	ReplicaOptions map[int]sut.Options
 	Events         []sim.Event
+	// Scheduling is the kernel's strategy (zero: the uniform pick).
+	Scheduling sim.Scheduling
 }
 
 // world is the seed's world and what the checker holds it to.
@@ -103,6 +154,12 @@ func (s Scenario) world(seed uint64) (World, checker.Spec) {
 	}
 	if w.NoWorkerDedup && s.keepsConsumer() {
 		w.NoWorkerDedup = false
+	}
+	switch {
+	case s.variant.StrategySwarm:
+		w.Scheduling = drawScheduling(seed)
+	case !s.variant.Strategy.IsUniform():
+		w.Scheduling = s.variant.Strategy
 	}
 	return w, spec
 }
@@ -178,6 +235,7 @@ func (s Scenario) Config(seed uint64, inj *faults.Injector) sim.Config {
 		cfg.ReplicaSkew = world.ReplicaSkew
 	}
 	cfg.ReplicaOptions, cfg.Events = world.ReplicaOptions, world.Events
+	cfg.Scheduling, cfg.Branch = world.Scheduling, s.variant.Branch
 	return cfg
 }
 
@@ -200,6 +258,8 @@ type Outcome struct {
 	Expected []checker.Violation
 	Wall     time.Duration
 	Check    time.Duration
+	// Variant is the branch and strategy the run took.
+	Variant Variant
 }
 
 // Run plays one seed of the scenario and checks it.
@@ -248,7 +308,8 @@ func (s Scenario) run(seed uint64, inj *faults.Injector, keepTrace bool) *Outcom
 		GatewayMetrics: w.GatewayMetrics(), Spec: spec, System: w.Spec(), RunErr: res.Err, Bus: &bus, Workers: workerFacts(w.Config().WorkerSpecs, s.system().Worker()),
 		Heartbeats: seen})
 	o := &Outcome{System: s.system().Name(), Scenario: s.Name, Seed: seed, Checksum: res.Checksum, Steps: res.Steps, Result: r, Run: res,
-		World: w, Plan: inj.Plan(), Fired: inj.Fired(), Branches: branches(w, res), Wall: wall, Check: r.Figures.CheckDuration}
+		World: w, Plan: inj.Plan(), Fired: inj.Fired(), Branches: branches(w, res), Wall: wall, Check: r.Figures.CheckDuration,
+		Variant: s.variant}
 	if s.promiseAllows(w.Config().Workers.NoDedup) {
 		o.Expected = allowedByPromise(res.History, r)
 		for _, v := range o.Expected {
@@ -283,8 +344,11 @@ func (o *Outcome) HasViolation(name string) bool {
 	return false
 }
 
-// ReplayLine is the one command that reproduces the seed.
-func (o *Outcome) ReplayLine() string { return ReplayLine(o.System, o.Scenario, o.Seed) }
+// ReplayLine is the one command that reproduces the seed (its branch and
+// strategy included).
+func (o *Outcome) ReplayLine() string {
+	return ReplayLine(o.System, o.Scenario, o.Seed) + o.Variant.Flags()
+}
 
 // ReplayLine is the one command that reproduces a seed of a scenario on a
 // system, named so the line reproduces in any build ("" is left out).

@@ -103,6 +103,18 @@ func drawWorld(seed uint64, base World) (World, checker.Spec) {
 	return w, spec
 }
 
+// drawScheduling draws a seed's scheduling strategy as world data, from a
+// stream of its own so no other draw shifts: the uniform pick half the time,
+// else PCT of depth 1 to 3. Asked for by --strategy swarm only: the release
+// suite's seeds keep the uniform pick and their checksums.
+func drawScheduling(seed uint64) sim.Scheduling {
+	rng := sim.SeedTree{Root: seed}.Child("world-scheduling")
+	if rng.IntN(2) == 0 {
+		return sim.Scheduling{}
+	}
+	return sim.Scheduling{Strategy: "pct", Depth: 1 + rng.IntN(3)}
+}
+
 // maxPublishLatency is the longest delay the PublishLatency fault puts
 // between the engine's window check and the broker storing the copy.
 const maxPublishLatency = 5 * time.Second

@@ -13,6 +13,18 @@ type AdmissionSnapshot = history.AdmissionSnapshot
 // ParseSeed reads a root seed (see kernel.ParseSeed).
 func ParseSeed(s string) (uint64, error) { return kernel.ParseSeed(s) }
 
+// ParseBranch reads a branch key "K/B" (see kernel.ParseBranch).
+func ParseBranch(s string) (Branch, error) { return kernel.ParseBranch(s) }
+
+// ParseScheduling reads a strategy (see kernel.ParseScheduling).
+func ParseScheduling(s string) (Scheduling, error) { return kernel.ParseScheduling(s) }
+
+// StreamSeed is the PCG seed of a named stream of a seed or a branch (see
+// kernel.StreamSeed): an injector's own streams follow the world's.
+func StreamSeed(root uint64, name string, b Branch) (uint64, uint64) {
+	return kernel.StreamSeed(root, name, b)
+}
+
 // WorldSetup is implemented by injectors that also shape the world before it
 // runs (clock skew, routing that arrives late, scheduled crashes).
 type WorldSetup interface {
@@ -27,6 +39,9 @@ type (
 	Fault    = kernel.Fault
 	Injector = kernel.Injector
 	SeedTree = kernel.SeedTree
+	// a run's variant: a branch of the seed, a scheduling strategy
+	Branch     = kernel.Branch
+	Scheduling = kernel.Scheduling
 	// a world's config (sim/workers, sim/traffic)
 	WorkerSpec    = workers.Spec
 	WorkerProfile = workers.Profile

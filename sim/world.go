@@ -52,6 +52,11 @@ type Config struct {
 	KeepTrace bool
 	// WatchdogWall stops a run whose actor blocks outside the kernel (10s).
 	WatchdogWall time.Duration
+	// Scheduling is the kernel's strategy (zero: the uniform pick).
+	Scheduling kernel.Scheduling `json:",omitempty"`
+	// Branch continues the seed from a step with every stream reseeded
+	// (zero: the seed itself). The trace records only the branch's part.
+	Branch kernel.Branch `json:",omitempty"`
 }
 
 // WithDefaults is the configuration with every default the world would use
@@ -138,15 +143,21 @@ type World struct {
 
 	stopWatch  func()
 	allEndedAt time.Duration
+	forked     bool // the branch's step came
 }
 
 // NewWorld builds a world; nothing runs until Run.
 func NewWorld(cfg Config) *World {
 	cfg = cfg.withDefaults()
 	trace := kernel.NewTrace(cfg.KeepTrace)
-	seeds := SeedTree{Root: cfg.Seed}
+	seeds := kernel.NewSeedTree(cfg.Seed)
 	w := &World{cfg: cfg, seeds: seeds, trace: trace, hist: &History{}}
-	w.k = kernel.New(seeds.Child("scheduler"), trace)
+	scheduler := seeds.Child("scheduler")
+	w.k = kernel.New(scheduler, trace)
+	if !cfg.Scheduling.IsUniform() {
+		w.k.UseStrategy(cfg.Scheduling.New(scheduler))
+		w.k.Tracef("sim", "strategy %s", cfg.Scheduling)
+	}
 	w.obs, w.spec, w.proto = cfg.System.Observer(), loosestSpec(cfg), cfg.System.Worker()
 	w.store = store.New(w.env(), w.spec)
 	w.bus = bus.New(w.env(), cfg.Bus)
@@ -253,6 +264,10 @@ func (w *World) Run() *Result {
 // the planned workload. Nothing runs until the kernel does.
 func (w *World) start() {
 	w.stopWatch = w.k.Watch(w.cfg.WatchdogWall)
+	if !w.cfg.Branch.IsZero() {
+		w.k.Mute()
+		w.k.AtStep(w.cfg.Branch.Step, w.fork)
+	}
 	for _, e := range w.cfg.Events {
 		if err := w.Schedule(e); err != nil {
 			panic(fmt.Sprintf("sim: Config.Events: %v", err)) // a scenario's mistake, caught by its tests
@@ -282,6 +297,9 @@ func (w *World) finish(err error) *Result {
 		err = w.heal(nil)
 	}
 	w.hist.End = k.Now()
+	if err == nil && !w.cfg.Branch.IsZero() && !w.forked {
+		err = fmt.Errorf("branch %s: the seed ended at step %d, before the branch's step", w.cfg.Branch, k.Step())
+	}
 	res := &Result{Checksum: w.trace.Checksum(), Steps: k.Step(), History: w.hist, Err: err}
 	res.Final, res.DLQ = w.snapshot()
 	res.Admission = w.clients.Admission()
@@ -309,6 +327,26 @@ func (w *World) heal(halt func() bool) error {
 		}
 		return ended && k.Now() >= w.allEndedAt+w.cfg.Drain
 	})
+}
+
+// BranchInjector is implemented by injectors that draw faults as the run
+// goes: at a branch's step the world has them reseed their streams.
+type BranchInjector interface {
+	Fork(b kernel.Branch)
+}
+
+// fork turns the seed into the branch: every stream is reseeded for it, and
+// the trace, silent until now, records from here.
+func (w *World) fork() {
+	b := w.cfg.Branch
+	w.forked = true
+	w.k.Unmute()
+	w.seeds.Fork(b)
+	w.k.Reseeded()
+	if inj, ok := w.cfg.Injector.(BranchInjector); ok {
+		inj.Fork(b)
+	}
+	w.k.Tracef("sim", "branch %s of seed %d", b, w.cfg.Seed)
 }
 
 // snapshot reads every job's record and DLQ entry straight from miniredis.

@@ -28,6 +28,8 @@ type seedRun struct {
 	Failure string             `json:"failure,omitempty"`
 	// Compare is a compare task's answer.
 	Compare *reports.SeedFacts `json:"compare,omitempty"`
+	// Moments are the run's rare moments, when the task asked.
+	Moments []moment `json:"moments,omitempty"`
 }
 
 // execute runs one task. A plain task only judges the seed. An artifacts
@@ -43,7 +45,11 @@ func execute(t task, out string) (seedRun, error) {
 	if err != nil {
 		return seedRun{}, err
 	}
-	sc = sc.On(sys)
+	v, err := parseVariant(t.Branch, t.Strategy)
+	if err != nil {
+		return seedRun{}, err
+	}
+	sc = sc.On(sys).With(v)
 	if t.Compare {
 		o := sc.Run(t.Seed)
 		f := reports.CompareSeed(sys.Spec(sut.Options{}), reports.Run{System: sys.Name(), Scenario: sc.Name, Seed: t.Seed,
@@ -57,9 +63,13 @@ func execute(t task, out string) (seedRun, error) {
 		res := reports.SeedResultOf(reportRun(o), t.Expect)
 		res.Finding = t.Finding
 		if !passed(res) {
-			res.Replay = replayFromSummary(out, sys.Name(), t.Scenario, t.Seed)
+			res.Replay = replayFromSummary(out, sys.Name(), t.Scenario, t.Seed, v)
 		}
-		return seedRun{Result: res}, nil
+		run := seedRun{Result: res}
+		if t.Moments {
+			run.Moments = momentsOf(o)
+		}
+		return run, nil
 	}
 	traced := sc.RunTraced(t.Seed, nil)
 	res := reports.SeedResultOf(reportRun(traced), t.Expect)
@@ -68,7 +78,7 @@ func execute(t task, out string) (seedRun, error) {
 		return seedRun{Result: res}, &errNondeterministic{msg: fmt.Sprintf(
 			"%s seed %d is not deterministic: checksum %s, then %s on a re-run", sc.Name, t.Seed, t.Checksum, res.Checksum)}
 	}
-	dir := artifactDir(t.Scenario, t.Seed)
+	dir := artifactDir(t.Scenario, t.Seed, v)
 	res.Artifacts = dir
 	res.Replay = replayFrom(filepath.Join(out, dir))
 	run := seedRun{Result: res, Failure: describeFailure(sc, traced, res, filepath.Join(out, dir))}
@@ -87,14 +97,14 @@ func replayFrom(dir string) string { return progName + " replay --from " + shell
 // --max-artifacts): summary.json under out has its checksum. The system is
 // named: summary.json holds seeds of any system, and a replay of the
 // default one would not reproduce another's.
-func replayFromSummary(out, system, scenario string, seed uint64) string {
-	return fmt.Sprintf("%s replay --out %s%s --scenario %s --seed %d", progName, shellQuote(out), systemFlag(system),
-		scenario, seed)
+func replayFromSummary(out, system, scenario string, seed uint64, v scenarios.Variant) string {
+	return fmt.Sprintf("%s replay --out %s%s --scenario %s --seed %d%s", progName, shellQuote(out), systemFlag(system),
+		scenario, seed, v.Flags())
 }
 
 // shrinkLine shrinks a seed's fault plan, on its own system.
-func shrinkLine(system, scenario string, seed uint64) string {
-	return fmt.Sprintf("%s shrink%s --scenario %s --seed %d", progName, systemFlag(system), scenario, seed)
+func shrinkLine(system, scenario string, seed uint64, v scenarios.Variant) string {
+	return fmt.Sprintf("%s shrink%s --scenario %s --seed %d%s", progName, systemFlag(system), scenario, seed, v.Flags())
 }
 
 // systemFlag is " --system NAME" for every system but this program's
@@ -149,9 +159,21 @@ func passed(r reports.SeedResult) bool {
 		r.Verdict == reports.VerdictEnvironment
 }
 
-// artifactDir is a failing seed's directory, relative to the out dir.
-func artifactDir(scenario string, seed uint64) string {
-	return filepath.Join(scenario, strconv.FormatUint(seed, 10))
+// artifactDir is a failing seed's directory, relative to the out dir; a
+// branch or another strategy has a folder of its own inside the seed's.
+func artifactDir(scenario string, seed uint64, v scenarios.Variant) string {
+	dir := filepath.Join(scenario, strconv.FormatUint(seed, 10))
+	var parts []string
+	if !v.Branch.IsZero() {
+		parts = append(parts, fmt.Sprintf("branch-%d-%d", v.Branch.Step, v.Branch.N))
+	}
+	if s := v.StrategyFlag(); s != "" {
+		parts = append(parts, "strategy-"+strings.ReplaceAll(s, ":", "-"))
+	}
+	if len(parts) == 0 {
+		return dir
+	}
+	return filepath.Join(dir, strings.Join(parts, "-"))
 }
 
 // writeArtifacts writes a failing seed's trace.log, plan.json, history.json,
@@ -166,10 +188,10 @@ func writeArtifacts(dir string, sc scenarios.Scenario, o *scenarios.Outcome, res
 	res.Provenance = &prov
 	meta.Options = derivedOptions(sc, o)
 	if meta.Replay == "" {
-		meta.Replay = replaySeed(o.System, o.Scenario, o.Seed)
+		meta.Replay = replaySeed(o.System, o.Scenario, o.Seed, o.Variant)
 	}
 	if meta.Shrink == "" {
-		meta.Shrink = shrinkLine(o.System, sc.Name, o.Seed)
+		meta.Shrink = shrinkLine(o.System, sc.Name, o.Seed, o.Variant)
 	}
 	writes := []struct {
 		name  string

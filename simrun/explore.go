@@ -37,6 +37,8 @@ type exploreFlags struct {
 	shrinkBudget time.Duration
 	known        string
 	out          string
+	branches     int
+	strategy     string
 }
 
 func newExploreCmd() *cobra.Command {
@@ -59,6 +61,9 @@ func newExploreCmd() *cobra.Command {
 	fl.DurationVar(&f.shrinkBudget, "shrink-budget", 2*time.Minute, "shrinking budget per bucket representative")
 	fl.StringVar(&f.known, "known", "", "an earlier findings.json: its buckets are not new")
 	fl.StringVar(&f.out, "out", "simrun-explore", "directory for findings.json, summary.json, index.html and artifacts")
+	fl.IntVar(&f.branches, "branch", 0, "when a seed is the first to reach a moment (a fault in a job state, a state "+
+		"transition), continue it from that step as N branches with fresh randomness (0: no branching)")
+	fl.StringVar(&f.strategy, "strategy", "", strategyUsage)
 	return cmd
 }
 
@@ -70,10 +75,18 @@ type Finding struct {
 	Kinds     []string `json:"kinds"` // fault kinds of the shrunk plan, sorted
 	Seeds     []uint64 `json:"seeds"`
 	// Seed is the shrunk representative; Plan its minimal fault plan.
+	// Branch and Strategy complete its replay key.
 	Seed     uint64   `json:"seed"`
+	Branch   string   `json:"branch,omitempty"`
+	Strategy string   `json:"strategy,omitempty"`
 	Plan     []string `json:"plan"`
 	Complete bool     `json:"shrink_complete"`
 	Replay   string   `json:"replay"`
+	// RunsToFirst counts the runs (seeds and branches, in the order the
+	// campaign took them) up to and including the bucket's first failure;
+	// SecondsToFirst sums their run times: the cost of finding it.
+	RunsToFirst    int     `json:"runs_to_first"`
+	SecondsToFirst float64 `json:"run_seconds_to_first"`
 	// New is false for a bucket a pinned regression seed or --known already has.
 	New     bool   `json:"new"`
 	KnownAs string `json:"known_as,omitempty"`
@@ -87,8 +100,12 @@ type Findings struct {
 	From       uint64             `json:"from"`
 	Shard      string             `json:"shard,omitempty"`
 	SeedsRun   int                `json:"seeds_run"`
-	Failing    int                `json:"failing"`
-	Findings   []Finding          `json:"findings"`
+	// BranchesRun are the branches run from Discoveries, the moments a
+	// seed reached first (explore --branch).
+	BranchesRun int       `json:"branches_run,omitempty"`
+	Discoveries int       `json:"discoveries,omitempty"`
+	Failing     int       `json:"failing"`
+	Findings    []Finding `json:"findings"`
 }
 
 func exploreCmd(cmd *cobra.Command, f exploreFlags) error {
@@ -103,6 +120,12 @@ func exploreCmd(cmd *cobra.Command, f exploreFlags) error {
 	}
 	if f.shrinkBudget <= 0 {
 		return usageErrorf("--shrink-budget: want a positive duration")
+	}
+	if f.branches < 0 || f.branches > 1000 {
+		return usageErrorf("--branch %d: want 0..1000 branches per discovery", f.branches)
+	}
+	if _, err := parseVariant("", f.strategy); err != nil {
+		return usageErrorf("%v", err)
 	}
 	day := time.Now().UTC() // determinism-ok: the date picks the night's seed range, printed first
 	if f.date != "" {
@@ -139,7 +162,7 @@ func exploreCmd(cmd *cobra.Command, f exploreFlags) error {
 	tasks := sel.tasks(sh)
 	sys, _ := lookupSystem(defaultSystem())
 	for i := range tasks {
-		tasks[i].System = defaultSystem()
+		tasks[i].System, tasks[i].Strategy = defaultSystem(), f.strategy
 	}
 	stdout, stderr := cmd.OutOrStdout(), cmd.ErrOrStderr()
 	fmt.Fprintf(stderr, "explore: swarm seeds from %d (%s), shard %s, budget %s\n", first, day.Format(time.DateOnly),
@@ -151,7 +174,20 @@ func exploreCmd(cmd *cobra.Command, f exploreFlags) error {
 	defer intr.release()
 	start := time.Now() // determinism-ok: wall time is a reported figure
 	rf := runFlags{budget: f.budget, allowIncomplete: true, maxArtifacts: 0}
-	rs := runSeeds(intr, workers, tasks, rf, newProgress(stderr, len(tasks), "explore"))
+	var rs *seedRuns
+	var all, branched []reports.SeedResult // every run in the campaign's order; the branches
+	c := newCampaign(f.branches)
+	if f.branches > 0 {
+		rs, all = runBranching(intr, workers, tasks, rf, c, newProgress(stderr, len(tasks), "explore"), stderr)
+		for _, r := range all {
+			if r.Branch != "" {
+				branched = append(branched, r)
+			}
+		}
+	} else {
+		rs = runSeeds(intr, workers, tasks, rf, newProgress(stderr, len(tasks), "explore"))
+		all = rs.results()
+	}
 	intr.settle(workers)
 	wall := time.Since(start) // determinism-ok: figure
 
@@ -167,12 +203,12 @@ func exploreCmd(cmd *cobra.Command, f exploreFlags) error {
 		return &exitError{code: exitUsage, err: err}
 	}
 	found := &Findings{Tool: "simrun " + version, Provenance: sum.Provenance, Date: day.Format(time.DateOnly), From: first,
-		Shard: sh.String(), SeedsRun: len(sum.Seeds)}
+		Shard: sh.String(), SeedsRun: len(sum.Seeds), BranchesRun: len(branched), Discoveries: c.discoveries}
 	if !intr.interrupted() {
-		found.Findings = bucketFailures(stdout, rs.results(), known,
+		found.Findings = bucketFailures(stdout, all, known,
 			func(r reports.SeedResult) Finding { return shrinkRepresentative(r, f) })
 	}
-	for _, r := range sum.Seeds {
+	for _, r := range append(sum.Seeds, branched...) {
 		if !passed(r) {
 			found.Failing++
 		}
@@ -187,10 +223,14 @@ func exploreCmd(cmd *cobra.Command, f exploreFlags) error {
 			state = "NEW"
 			fresh++
 		}
-		fmt.Fprintf(stdout, "%s %s: %d seeds, shrunk seed %d to %d faults\n  replay: %s\n", state, fd.Signature,
-			len(fd.Seeds), fd.Seed, len(fd.Plan), fd.Replay)
+		fmt.Fprintf(stdout, "%s %s: %d runs, shrunk seed %d%s to %d faults\n  replay: %s\n", state, fd.Signature,
+			len(fd.Seeds), fd.Seed, branchSuffix(reports.SeedResult{Branch: fd.Branch}), len(fd.Plan), fd.Replay)
 	}
-	fmt.Fprintf(stdout, "explore: %d seeds in %s, %d failing, %d buckets (%d new); %s\n", found.SeedsRun,
+	branching := ""
+	if f.branches > 0 {
+		branching = fmt.Sprintf(" and %d branches from %d discoveries", found.BranchesRun, found.Discoveries)
+	}
+	fmt.Fprintf(stdout, "explore: %d seeds%s in %s, %d failing, %d buckets (%d new); %s\n", found.SeedsRun, branching,
 		wall.Round(time.Second), found.Failing, len(found.Findings), fresh, filepath.Join(f.out, "findings.json"))
 	if intr.interrupted() {
 		return exitWith(sum.ExitCode())
@@ -221,19 +261,23 @@ func bucketFailures(w io.Writer, results []reports.SeedResult, known map[string]
 		}
 	}
 	type group struct {
-		first reports.SeedResult
-		seeds []uint64
+		first   reports.SeedResult
+		seeds   []uint64
+		runs    int
+		seconds float64
 	}
 	groups := map[string]*group{}
 	var order []string
-	for _, r := range results {
+	seconds := 0.0
+	for i, r := range results {
+		seconds += r.WallSeconds
 		if passed(r) {
 			continue
 		}
 		key := r.Scenario + " / " + primaryChecker(r)
 		g, ok := groups[key]
 		if !ok {
-			g = &group{first: r}
+			g = &group{first: r, runs: i + 1, seconds: seconds}
 			groups[key] = g
 			order = append(order, key)
 		}
@@ -244,13 +288,13 @@ func bucketFailures(w io.Writer, results []reports.SeedResult, known map[string]
 	for _, key := range order {
 		g := groups[key]
 		fd := shrink(g.first)
-		fd.Seeds = g.seeds
+		fd.Seeds, fd.RunsToFirst, fd.SecondsToFirst = g.seeds, g.runs, g.seconds
 		if i, ok := byKey[fd.Signature]; ok {
 			out[i].Seeds = append(out[i].Seeds, g.seeds...)
 			continue
 		}
 		fd.New = true
-		if name, ok := pinned[fmt.Sprintf("%s/%d", fd.Scenario, fd.Seed)]; ok {
+		if name, ok := pinned[fmt.Sprintf("%s/%d", fd.Scenario, fd.Seed)]; ok && fd.Branch == "" && fd.Strategy == "" {
 			fd.New, fd.KnownAs = false, "regression "+name
 		} else if name, ok := known[fd.Signature]; ok {
 			fd.New, fd.KnownAs = false, name
@@ -266,9 +310,15 @@ func bucketFailures(w io.Writer, results []reports.SeedResult, known map[string]
 // simrun shrink does, and signs the bucket with the minimal plan's kinds.
 func shrinkRepresentative(r reports.SeedResult, f exploreFlags) Finding {
 	sc, _ := scenarios.Lookup(r.Scenario)
+	v := variantOf(r)
+	sc = sc.With(v)
 	target := primaryChecker(r)
-	fd := Finding{Scenario: r.Scenario, Checker: target, Seed: r.Seed,
-		Replay: replayFromSummary(f.out, r.System, r.Scenario, r.Seed)}
+	fd := Finding{Scenario: r.Scenario, Checker: target, Seed: r.Seed, Branch: r.Branch, Strategy: r.Strategy,
+		Replay: replayFromSummary(f.out, r.System, r.Scenario, r.Seed, v)}
+	if r.Branch != "" {
+		// A branch is not in summary.json: its key alone replays it.
+		fd.Replay = replaySeed(r.System, r.Scenario, r.Seed, v)
+	}
 	o := sc.RunTraced(r.Seed, nil)
 	fails := func(p faults.Plan) bool {
 		c := sc.RunPlan(r.Seed, p)

@@ -50,6 +50,17 @@ func configOptions(sc scenarios.Scenario, cfg sim.Config, seed uint64) []reports
 			strings.Join(wl.Topics, ","), wl.Requires),
 		opt("phases", "fault=%s heal_bound=%s drain=%s", cfg.FaultPhase, cfg.HealBound, cfg.Drain),
 	}
+	if v := sc.Variant(); !v.IsZero() {
+		how := "as asked"
+		if v.StrategySwarm {
+			how = "drawn from the seed"
+		}
+		out = append(out, opt("scheduler", "%s (%s)", cfg.Scheduling, how))
+		if !cfg.Branch.IsZero() {
+			out = append(out, opt("branch", "%s: the seed to step %d, then every stream reseeded for branch %d "+
+				"(faults after it drawn from the branch's streams)", cfg.Branch, cfg.Branch.Step, cfg.Branch.N))
+		}
+	}
 	if wl.Tenants > 0 || wl.InvalidRate > 0 {
 		// Their caps are the system's options (tenant_max_active).
 		out = append(out, opt("requests", "tenants=%d invalid_rate=%.2f", wl.Tenants, wl.InvalidRate))
@@ -113,7 +124,8 @@ func printSeedOptions(w io.Writer, tasks []task, sys sut.System) {
 		if !ok {
 			continue
 		}
-		sc = sc.On(sys)
+		v, _ := parseVariant(t.Branch, t.Strategy)
+		sc = sc.On(sys).With(v)
 		fmt.Fprintf(w, "seed %s/%d:\n", sc.Name, t.Seed)
 		for _, opt := range configOptions(sc, sc.SeedConfig(t.Seed), t.Seed) {
 			fmt.Fprintf(w, "  %-15s %s\n", opt.Name+":", opt.Value)

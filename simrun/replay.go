@@ -27,7 +27,7 @@ type seedTarget struct {
 	plan *faults.Plan
 }
 
-func resolveTarget(system, scenario, seed, planFile string) (seedTarget, error) {
+func resolveTarget(system, scenario, seed, planFile string, v scenarios.Variant) (seedTarget, error) {
 	if scenario == "" || seed == "" {
 		return seedTarget{}, fmt.Errorf("--scenario and --seed are required")
 	}
@@ -39,7 +39,7 @@ func resolveTarget(system, scenario, seed, planFile string) (seedTarget, error) 
 	if err != nil {
 		return seedTarget{}, fmt.Errorf("--system: %v", err)
 	}
-	sc = sc.On(sys)
+	sc = sc.On(sys).With(v)
 	s, err := sim.ParseSeed(seed)
 	if err != nil {
 		return seedTarget{}, fmt.Errorf("--seed: %v", err)
@@ -57,13 +57,17 @@ func resolveTarget(system, scenario, seed, planFile string) (seedTarget, error) 
 		if p.Seed != s {
 			return seedTarget{}, fmt.Errorf("--plan %s was recorded for seed %d, not %d", planFile, p.Seed, s)
 		}
+		if p.Branch != v.Branch.String() {
+			return seedTarget{}, fmt.Errorf("--plan %s was recorded on branch %q, not %q (give --branch %s)", planFile,
+				p.Branch, v.Branch.String(), orSeed(p.Branch))
+		}
 		t.plan = &p
 	}
 	return t, nil
 }
 
 func newReplayCmd() *cobra.Command {
-	var system, scenario, seed, planFile, out, checksum, from string
+	var system, scenario, seed, planFile, out, checksum, from, branch, strategy string
 	var untilStep uint64
 	var trace bool
 	cmd := &cobra.Command{
@@ -75,7 +79,7 @@ func newReplayCmd() *cobra.Command {
 			var rec record
 			var err error
 			if from != "" {
-				for _, name := range []string{"plan", "checksum", "out"} {
+				for _, name := range []string{"plan", "checksum", "out", "branch", "strategy"} {
 					if cmd.Flags().Changed(name) {
 						return usageErrorf("--from %s records the plan, checksum and folder: drop --%s", from, name)
 					}
@@ -84,8 +88,14 @@ func newReplayCmd() *cobra.Command {
 					return usageErrorf("%v", err)
 				}
 				out = from
-			} else if t, err = resolveTarget(system, scenario, seed, planFile); err != nil {
-				return usageErrorf("%v", err)
+			} else {
+				v, err := parseVariant(branch, strategy)
+				if err != nil {
+					return usageErrorf("%v", err)
+				}
+				if t, err = resolveTarget(system, scenario, seed, planFile, v); err != nil {
+					return usageErrorf("%v", err)
+				}
 			}
 			if cmd.Flags().Changed("until-step") {
 				return replayUntil(cmd.OutOrStdout(), t, untilStep)
@@ -105,6 +115,8 @@ func newReplayCmd() *cobra.Command {
 	fl.StringVar(&scenario, "scenario", "", "scenario of the seed")
 	fl.StringVar(&seed, "seed", "", "seed to replay (decimal, 0x-hex or a 40-hex commit id)")
 	fl.StringVar(&planFile, "plan", "", "force this recorded fault plan (plan.json, or a shrunk plan.min.json)")
+	fl.StringVar(&branch, "branch", "", branchUsage)
+	fl.StringVar(&strategy, "strategy", "", strategyUsage)
 	fl.Uint64Var(&untilStep, "until-step", 0, "stop at this step and print the world's state: jobs, locks, in-flight messages")
 	fl.BoolVar(&trace, "trace", false, "print the whole trace")
 	fl.StringVar(&out, "out", "simrun-out", "where the run recorded the seed, and where a failing replay writes its artifacts")
@@ -136,7 +148,7 @@ func readSeedFolder(dir, scenario, seed string) (seedTarget, record, error) {
 	if err != nil {
 		return seedTarget{}, record{}, err
 	}
-	t, err := resolveTarget(r.System, r.Scenario, fmt.Sprint(r.Seed), "")
+	t, err := resolveTarget(r.System, r.Scenario, fmt.Sprint(r.Seed), "", variantOf(r))
 	if err != nil {
 		return seedTarget{}, record{}, fmt.Errorf("%s: %v", seedFile, err)
 	}
@@ -150,7 +162,7 @@ func readSeedFolder(dir, scenario, seed string) (seedTarget, record, error) {
 	}
 	planFile := filepath.Join(dir, "plan.json")
 	if _, err := os.Stat(planFile); err == nil {
-		withPlan, err := resolveTarget(r.System, t.sc.Name, fmt.Sprint(t.seed), planFile)
+		withPlan, err := resolveTarget(r.System, t.sc.Name, fmt.Sprint(t.seed), planFile, variantOf(r))
 		if err != nil {
 			return seedTarget{}, record{}, err
 		}
@@ -216,14 +228,15 @@ func replay(w io.Writer, t seedTarget, rec record, out string, intoFolder, trace
 			err: fmt.Errorf("%s seed %d: checksum %s, but %s gave %s: the replay does not reproduce the run (different code, or nondeterminism)",
 				t.sc.Name, t.seed, got, rec.from, rec.checksum)}
 	}
-	fmt.Fprintf(w, "%s seed %d: %d steps, checksum %s matches %s\n", t.sc.Name, t.seed, o.Steps, got, rec.from)
+	fmt.Fprintf(w, "%s seed %d%s: %d steps, checksum %s matches %s\n", t.sc.Name, t.seed, t.sc.Variant().Flags(), o.Steps,
+		got, rec.from)
 	res := reports.SeedResultOf(reportRun(o), t.sc.ExpectViolation)
 	fmt.Fprintf(w, "verdict: %s\n", res.Verdict)
 	for _, v := range res.Violations {
 		fmt.Fprintf(w, "  %s/%s %s step=%d: %s\n", v.Layer, v.Checker, v.Job, v.Step, v.Message)
 	}
 	if !passed(res) {
-		dir := filepath.Join(out, artifactDir(t.sc.Name, t.seed))
+		dir := filepath.Join(out, artifactDir(t.sc.Name, t.seed, t.sc.Variant()))
 		switch {
 		case intoFolder:
 			dir = filepath.Join(out, "replay")
@@ -258,14 +271,14 @@ func recordedChecksum(w io.Writer, out string, t seedTarget, want string) (recor
 	if t.plan != nil {
 		return record{}, nil
 	}
-	seedFile := filepath.Join(out, artifactDir(t.sc.Name, t.seed), "seed.json")
+	seedFile := filepath.Join(out, artifactDir(t.sc.Name, t.seed, t.sc.Variant()), "seed.json")
 	var rec record
 	if _, err := os.Stat(seedFile); err == nil {
 		r, err := readSeedJSON(seedFile)
 		if err != nil {
 			return record{}, err
 		}
-		if r.Scenario != t.sc.Name || r.Seed != t.seed {
+		if r.Scenario != t.sc.Name || r.Seed != t.seed || !sameVariant(r, t.sc.Variant()) {
 			return record{}, fmt.Errorf("recorded seed %s is %s seed %d, not %s seed %d", seedFile, r.Scenario, r.Seed, t.sc.Name, t.seed)
 		}
 		rec = record{checksum: r.Checksum, from: seedFile, prov: r.Provenance}
@@ -279,7 +292,7 @@ func recordedChecksum(w io.Writer, out string, t seedTarget, want string) (recor
 		return record{}, err
 	}
 	for _, r := range s.Seeds {
-		if r.Scenario == t.sc.Name && r.Seed == t.seed {
+		if r.Scenario == t.sc.Name && r.Seed == t.seed && sameVariant(r, t.sc.Variant()) {
 			if passed(r) {
 				fmt.Fprintf(w, "simrun: note: %s has %s seed %d as %s\n", sumFile, t.sc.Name, t.seed, r.Verdict)
 			}

@@ -122,11 +122,11 @@ func gatherArtifacts(sum *reports.Summary, dirs []string, parts []*reports.Summa
 		src, ok := from[r.Scenario+"/"+fmt.Sprint(r.Seed)+"/"+r.Finding]
 		if !ok {
 			if !passed(r) {
-				sum.Seeds[i].Replay = replayFromSummary(out, r.System, r.Scenario, r.Seed)
+				sum.Seeds[i].Replay = replayFromSummary(out, r.System, r.Scenario, r.Seed, variantOf(r))
 			}
 			continue
 		}
-		dir := artifactDir(r.Scenario, r.Seed)
+		dir := artifactDir(r.Scenario, r.Seed, variantOf(r))
 		if err := copyDir(src, filepath.Join(out, dir)); err != nil {
 			return fmt.Errorf("copy %s: %w", src, err)
 		}

@@ -36,6 +36,7 @@ type runFlags struct {
 	maxArtifacts    int
 	verbose         bool
 	discardPrevious bool
+	strategy        string
 }
 
 // defaultMaxArtifacts bounds the failing seeds that get a folder of
@@ -60,6 +61,7 @@ func newRunCmd() *cobra.Command {
 	fl.StringVar(&f.suite, "suite", "", "suite to run (release, exploratory, regression; default release)")
 	fl.StringVar(&f.scenario, "scenario", "", "run one scenario instead of a suite")
 	fl.StringVar(&f.system, "system", defaultSystem(), systemUsage())
+	fl.StringVar(&f.strategy, "strategy", "", strategyUsage)
 	fl.BoolVarP(&f.verbose, "verbose", "v", false, "print every seed's options (world, system, faults) before the seeds run")
 	fl.StringVar(&f.seeds.seed, "seed", "", "run this seed (decimal, 0x-hex or a 40-hex commit id)")
 	fl.StringVar(&f.seeds.seeds, "seeds", "", "run seeds A..B, both included")
@@ -102,6 +104,9 @@ func runSuite(cmd *cobra.Command, f runFlags) error {
 	if err != nil {
 		return usageErrorf("%v", err)
 	}
+	if _, err := parseVariant("", f.strategy); err != nil {
+		return usageErrorf("%v", err)
+	}
 	switch {
 	case f.jobs < 1:
 		return usageErrorf("-j %d: want at least 1", f.jobs)
@@ -122,7 +127,7 @@ func runSuite(cmd *cobra.Command, f runFlags) error {
 	}
 	tasks := sel.tasks(sh)
 	for i := range tasks {
-		tasks[i].System = f.system
+		tasks[i].System, tasks[i].Strategy = f.system, f.strategy
 	}
 	if f.verbose {
 		printSeedOptions(cmd.ErrOrStderr(), tasks, sys)
@@ -322,7 +327,8 @@ func (rs *seedRuns) writeArtifacts(intr *interrupts, workers []worker, f runFlag
 func (rs *seedRuns) removeHalfWritten(out string) {
 	for i := range rs.unwritten {
 		t := rs.tasks[i]
-		_ = os.RemoveAll(filepath.Join(out, artifactDir(t.Scenario, t.Seed)))
+		v, _ := parseVariant(t.Branch, t.Strategy)
+		_ = os.RemoveAll(filepath.Join(out, artifactDir(t.Scenario, t.Seed, v)))
 	}
 }
 

@@ -168,6 +168,11 @@ type task struct {
 	Checksum  string `json:"checksum,omitempty"`
 	// Compare asks for the seed's facts for simrun compare, not its verdict.
 	Compare bool `json:"compare,omitempty"`
+	// Branch ("K/B") and Strategy are the run's variant of the seed.
+	Branch   string `json:"branch,omitempty"`
+	Strategy string `json:"strategy,omitempty"`
+	// Moments asks for the run's moments, for explore --branch.
+	Moments bool `json:"moments,omitempty"`
 }
 
 // tasks flattens the cases in order (regression seeds first, as the suite

@@ -13,14 +13,18 @@ import (
 )
 
 func newShrinkCmd() *cobra.Command {
-	var system, scenario, seed, out string
+	var system, scenario, seed, out, branch, strategy string
 	var budget time.Duration
 	cmd := &cobra.Command{
 		Use:   "shrink",
 		Short: "Minimize a failing seed's fault plan to the smallest that still fails the same checker",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			t, err := resolveTarget(system, scenario, seed, "")
+			v, err := parseVariant(branch, strategy)
+			if err != nil {
+				return usageErrorf("%v", err)
+			}
+			t, err := resolveTarget(system, scenario, seed, "", v)
 			if err != nil {
 				return usageErrorf("%v", err)
 			}
@@ -37,6 +41,8 @@ func newShrinkCmd() *cobra.Command {
 	fl.StringVar(&system, "system", defaultSystem(), systemUsage())
 	fl.StringVar(&scenario, "scenario", "", "scenario of the failing seed")
 	fl.StringVar(&seed, "seed", "", "the failing seed")
+	fl.StringVar(&branch, "branch", "", branchUsage)
+	fl.StringVar(&strategy, "strategy", "", strategyUsage)
 	fl.StringVar(&out, "out", "simrun-out", "where the original and the minimal failure's artifacts go")
 	fl.DurationVar(&budget, "budget", 5*time.Minute, "stop shrinking after this long and keep the smallest plan so far")
 	return cmd
@@ -53,14 +59,14 @@ func shrink(w io.Writer, t seedTarget, out string, budget time.Duration) error {
 		return nil
 	}
 	target := primaryChecker(res)
-	dir := filepath.Join(out, artifactDir(t.sc.Name, t.seed))
+	dir := filepath.Join(out, artifactDir(t.sc.Name, t.seed, t.sc.Variant()))
 	res.Artifacts = dir
 	res.Replay = replayFrom(dir)
 	if err := writeArtifacts(dir, t.sc, o, res, reports.Meta{Replay: res.Replay}); err != nil {
 		return &exitError{code: exitUsage, err: err}
 	}
-	fmt.Fprintf(w, "%s seed %d fails %s with %d faults; original artifacts in %s\n",
-		t.sc.Name, t.seed, target, len(o.Plan.Entries), dir)
+	fmt.Fprintf(w, "%s seed %d%s fails %s with %d faults; original artifacts in %s\n",
+		t.sc.Name, t.seed, t.sc.Variant().Flags(), target, len(o.Plan.Entries), dir)
 
 	deadline := time.Now().Add(budget) // determinism-ok: a wall-clock budget on the CLI
 	runs := 0

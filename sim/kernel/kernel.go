@@ -23,7 +23,7 @@ import (
 // next. Virtual time advances only when no actor is runnable, straight to the
 // next timer. The Go scheduler never decides an order.
 type Kernel struct {
-	rng      *rand.Rand
+	strategy Strategy
 	epoch    time.Time
 	line     []byte // Tracef's buffer
 	reapDue  bool   // an actor was killed or finished since the last reap
@@ -52,6 +52,13 @@ type Kernel struct {
 	// stepAtNow is the step at which virtual time last moved; livelockAfter
 	// the steps it may stand still (MaxStepsAtOneInstant).
 	stepAtNow, livelockAfter uint64
+
+	// atStep runs once, on the controller, when the step count reaches
+	// atStepN: a branch's fork.
+	atStep  func()
+	atStepN uint64
+	// muted drops trace lines unformatted: a branch's prefix.
+	muted bool
 }
 
 // ErrActorDead is what a killed actor's deferred calls get from a yield point
@@ -64,9 +71,34 @@ var Epoch = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 // New returns a kernel whose scheduling draws come from rng and whose
 // decisions go into trace.
 func New(rng *rand.Rand, trace *Trace) *Kernel {
-	return &Kernel{rng: rng, epoch: Epoch, trace: trace, yielded: make(chan struct{}), groups: map[string]*Group{},
-		livelockAfter: MaxStepsAtOneInstant}
+	return &Kernel{strategy: uniform{rng}, epoch: Epoch, trace: trace, yielded: make(chan struct{}),
+		groups: map[string]*Group{}, livelockAfter: MaxStepsAtOneInstant}
 }
+
+// UseStrategy makes s pick the actors from now on (the default is the
+// uniform pick from New's rng).
+func (k *Kernel) UseStrategy(s Strategy) { k.strategy = s }
+
+// Reseeded tells the strategy that its stream was reseeded (a branch): PCT
+// draws its change points still to come again.
+func (k *Kernel) Reseeded() {
+	if p, ok := k.strategy.(*pct); ok {
+		p.reseeded()
+	}
+}
+
+// AtStep runs fn on the controller once the run has taken step decisions,
+// before the next actor is picked: where a branch forks. A run that ends
+// sooner never calls it.
+func (k *Kernel) AtStep(step uint64, fn func()) { k.atStep, k.atStepN = fn, step }
+
+// Mute drops every trace line until Unmute, without formatting it: a
+// branch replays its prefix this way, since only the branch's own lines
+// are its record.
+func (k *Kernel) Mute() { k.muted = true }
+
+// Unmute records trace lines again.
+func (k *Kernel) Unmute() { k.muted = false }
 
 // Group is a set of actors that crash, restart and pause together: one
 // replica, one worker, the gateway.
@@ -106,6 +138,7 @@ type Actor struct {
 	exiting  bool
 	done     bool
 	ctx      context.Context
+	pickMark uint64 // PCT's mark of the actors runnable at this pick
 }
 
 // Name is the actor's trace name ("replica-2/sys.job.submit#14").
@@ -179,6 +212,9 @@ func (k *Kernel) Group(name string) *Group {
 // Tracef records one decision line: "step=N t=S.mmms actor=A " and the
 // message, built in one reused buffer.
 func (k *Kernel) Tracef(actor string, format string, args ...any) {
+	if k.muted {
+		return
+	}
 	k.TraceEnd(fmt.Appendf(k.TraceStart(actor), format, args...))
 }
 
@@ -186,6 +222,9 @@ func (k *Kernel) Tracef(actor string, format string, args ...any) {
 // The lines written for nearly every event append their message without fmt
 // and finish with TraceEnd: the same bytes as Tracef at a fraction of the cost.
 func (k *Kernel) TraceStart(actor string) []byte {
+	if k.muted {
+		return k.line[:0] // TraceEnd drops it
+	}
 	b := append(k.line[:0], "step="...)
 	b = strconv.AppendUint(b, k.step, 10)
 	b = append(b, " t="...)
@@ -198,6 +237,9 @@ func (k *Kernel) TraceStart(actor string) []byte {
 // TraceEnd records a line begun with TraceStart.
 func (k *Kernel) TraceEnd(b []byte) {
 	k.line = b
+	if k.muted {
+		return
+	}
 	k.trace.add(b)
 }
 
@@ -520,12 +562,19 @@ func (k *Kernel) Run(limit time.Duration, stop func() bool) error {
 		if k.step-k.stepAtNow >= k.livelockAfter {
 			return k.livelock()
 		}
+		if k.atStep != nil && k.step >= k.atStepN {
+			fork := k.atStep
+			k.atStep = nil
+			fork()
+		}
 		a := runnable[0]
 		if len(runnable) > 1 {
-			a = runnable[k.rng.IntN(len(runnable))]
+			a = k.strategy.Pick(runnable)
 		}
 		k.step++
-		k.TraceEnd(append(k.TraceStart(a.name), "run"...))
+		if !k.muted {
+			k.TraceEnd(append(k.TraceStart(a.name), "run"...))
+		}
 		k.hand(a)
 	}
 }

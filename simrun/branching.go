@@ -1,0 +1,247 @@
+package simrun
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+
+	"github.com/dispatchsim/dispatchsim/reports"
+	"github.com/dispatchsim/dispatchsim/scenarios"
+	"github.com/dispatchsim/dispatchsim/sim"
+)
+
+// Exploration that branches where it matters (moonpool's fork at discovery):
+// every run reports its moments, the first step at which each
+// checker-relevant event happened; the campaign keeps a coverage map of them,
+// and when a seed's run is the first to reach one, N branches continue that
+// seed from that step with fresh randomness. A bug that needs two rare
+// events in a row then costs about 1/p1 seeds and 1/p2 branches, not
+// 1/(p1·p2) seeds.
+
+// moment is a step where something happened that the campaign counts.
+type moment struct {
+	Key  string `json:"key"`
+	Step uint64 `json:"step"`
+}
+
+// momentsOf lists a run's moments, each key at its first step: each fault
+// that fired, keyed by its kind, its point and the committed state of the
+// job it hit (a (state, fault) combination), and each kind of state
+// transition a job made.
+func momentsOf(o *scenarios.Outcome) []moment {
+	h := o.Run.History
+	first := map[string]uint64{}
+	note := func(key string, step uint64) {
+		if s, seen := first[key]; !seen || step < s {
+			first[key] = step
+		}
+	}
+	var ids []string
+	for _, j := range h.Submitted {
+		ids = append(ids, j.JobID)
+	}
+	// Longest first: "job-12" is not "job-1".
+	sort.Slice(ids, func(i, j int) bool { return len(ids[i]) > len(ids[j]) })
+	for _, f := range h.Faults {
+		state := "-"
+		for _, id := range ids {
+			if id != "" && strings.Contains(f.Target, id) {
+				state = stateAt(h.States, id, f.Step)
+				break
+			}
+		}
+		point := string(f.Point)
+		if point == "" {
+			point = "a set time" // a window or an operator's event
+		}
+		note(fmt.Sprintf("fault %s at %s in %s", f.Kind, point, state), f.Step)
+	}
+	for _, s := range h.States {
+		if s.From != "" && s.From != s.To {
+			note("transition "+s.From+"->"+s.To, s.Step)
+		}
+	}
+	out := make([]moment, 0, len(first))
+	for k, s := range first {
+		out = append(out, moment{Key: k, Step: s})
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Step != out[j].Step {
+			return out[i].Step < out[j].Step
+		}
+		return out[i].Key < out[j].Key
+	})
+	return out
+}
+
+// stateAt is the job's committed state at step ("new" before its first).
+func stateAt(states []sim.StateChange, job string, step uint64) string {
+	state := "new"
+	for _, s := range states {
+		if s.Step > step {
+			break
+		}
+		if s.JobID == job {
+			state = s.To
+		}
+	}
+	return state
+}
+
+// campaign is an exploration's coverage map and the branches it still owes.
+type campaign struct {
+	perDiscovery int // branches spawned per discovery: its energy
+	perRun       int // discoveries branched per seed at most
+	warmup       int // seeds that only fill the map before anything branches
+	coverage     map[string]int
+	seeds        int
+	held         []heldRun // the warm-up's runs, judged when it ends
+	pending      []task
+	discoveries  int
+}
+
+type heldRun struct {
+	t  task
+	ms []moment
+}
+
+// Energy bounds. A seed branches from at most three moments (its earliest
+// new ones), so one that reaches much that is new does not take the budget.
+// The first 20 seeds only fill the coverage map: at the start everything is
+// new, and a moment is rare only against a base; what one warm-up seed
+// alone reached is then a discovery of that seed.
+const (
+	defaultDiscoveriesPerRun = 3
+	defaultWarmupSeeds       = 20
+)
+
+func newCampaign(perDiscovery int) *campaign {
+	return &campaign{perDiscovery: perDiscovery, perRun: defaultDiscoveriesPerRun, warmup: defaultWarmupSeeds,
+		coverage: map[string]int{}}
+}
+
+// observe counts a run's moments. For a seed's own run, each moment no
+// earlier run reached is a discovery: up to perRun of them, earliest first,
+// each gets perDiscovery branches from its step. Branches count their
+// moments but do not branch again: a key is one (seed, step, branch).
+func (c *campaign) observe(w io.Writer, t task, ms []moment) {
+	for _, m := range ms {
+		c.coverage[m.Key]++
+	}
+	if t.Branch != "" {
+		return
+	}
+	c.seeds++
+	switch {
+	case c.seeds < c.warmup:
+		c.held = append(c.held, heldRun{t, ms})
+		return
+	case c.seeds == c.warmup:
+		for _, h := range append(c.held, heldRun{t, ms}) {
+			c.discover(w, h.t, h.ms)
+		}
+		c.held = nil
+		return
+	}
+	c.discover(w, t, ms)
+}
+
+// discover spawns the branches of the run's moments that only it reached.
+func (c *campaign) discover(w io.Writer, t task, ms []moment) {
+	found := 0
+	for _, m := range ms {
+		if c.coverage[m.Key] != 1 {
+			continue
+		}
+		if found == c.perRun {
+			break
+		}
+		found++
+		c.discoveries++
+		fmt.Fprintf(w, "explore: seed %d reached %q first, at step %d: %d branches\n", t.Seed, m.Key, m.Step,
+			c.perDiscovery)
+		for n := 1; n <= c.perDiscovery; n++ {
+			b := t
+			b.Branch = sim.Branch{Step: m.Step, N: uint64(n)}.String()
+			c.pending = append(c.pending, b)
+		}
+	}
+}
+
+// round picks the next tasks: owed branches first, up to three quarters of
+// size, then fresh seeds from next.
+func (c *campaign) round(size int, fresh []task) (branches, seeds []task) {
+	take := min(len(c.pending), size*3/4)
+	if len(fresh) == 0 {
+		take = min(len(c.pending), size)
+	}
+	branches, c.pending = c.pending[:take:take], c.pending[take:]
+	seeds = fresh[:min(len(fresh), size-take)]
+	return branches, seeds
+}
+
+// runBranching runs the seeds of tasks as runSeeds does, and the branches
+// their discoveries spawn, in rounds: each round's results are taken in task
+// order, so which branches run depends on the seeds, not on which worker was
+// quicker. It returns the seeds' runs, and every result, the branches' too,
+// in the order the campaign took them.
+func runBranching(intr *interrupts, workers []worker, tasks []task, f runFlags, c *campaign, prog *progress,
+	log io.Writer) (*seedRuns, []reports.SeedResult) {
+	rs := &seedRuns{tasks: tasks, done: make([]*seedRun, len(tasks)), told: map[int]string{}}
+	ctx, cancel := context.WithTimeout(intr.ctx, f.budget) // determinism-ok: a wall-clock budget on the CLI
+	defer cancel()
+	var all []reports.SeedResult
+	next := 0
+	for ctx.Err() == nil {
+		branches, seeds := c.round(4*len(workers), tasks[next:])
+		if len(branches)+len(seeds) == 0 {
+			break
+		}
+		round := append(branches, seeds...)
+		got := make([]*outcome, len(round))
+		for i := range round {
+			round[i].Index, round[i].Moments = i, true
+		}
+		runPool(ctx, intr.abandon, workers, round, func(o outcome) { got[o.task.Index] = &o })
+		for i, o := range got {
+			if o == nil {
+				continue
+			}
+			if o.err != nil {
+				rs.errs = append(rs.errs, o.err)
+				prog.fail(o.err.Error())
+			}
+			if o.run.Result.Scenario == "" {
+				continue
+			}
+			if !passed(o.run.Result) {
+				prog.fail(oneLineFailure(o.run.Result) + branchSuffix(o.run.Result))
+			}
+			c.observe(log, round[i], o.run.Moments)
+			o.run.Moments = nil
+			all = append(all, o.run.Result)
+			if i < len(branches) {
+				continue
+			}
+			run := o.run
+			rs.done[next+i-len(branches)] = &run
+			prog.done(passed(run.Result))
+		}
+		next += len(seeds)
+	}
+	prog.finish()
+	if rs.notRun() > 0 && !intr.interrupted() {
+		rs.stopped = budgetStop(f.budget)
+	}
+	return rs, all
+}
+
+// branchSuffix names a result's branch in a one-line failure.
+func branchSuffix(r reports.SeedResult) string {
+	if r.Branch == "" {
+		return ""
+	}
+	return " (branch " + r.Branch + ")"
+}
