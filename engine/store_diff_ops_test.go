@@ -5,12 +5,15 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"regexp"
 	"slices"
 	"sort"
 	"strconv"
+	"testing"
 	"time"
 
 	"github.com/redis/go-redis/v9"
+	"github.com/stretchr/testify/require"
 )
 
 // storeOp is one operation of the differential test, its arguments drawn:
@@ -496,6 +499,7 @@ func sameStamps(a, b string, tolerance time.Duration) bool {
 	if a == b {
 		return true
 	}
+	a, b = timesAsMillis(a), timesAsMillis(b)
 	for a != "" && b != "" {
 		na, ra := leadingDigits(a)
 		nb, rb := leadingDigits(b)
@@ -527,4 +531,38 @@ func leadingDigits(s string) (digits, rest string) {
 		i++
 	}
 	return s[:i], s[i:]
+}
+
+// renderedTime is a time.Time as a reply renders it (%v of the job).
+var renderedTime = regexp.MustCompile(`\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(\.\d+)? \+0000 UTC`)
+
+// timesAsMillis writes every rendered time in s as its Unix milliseconds,
+// so a reply's times compare as the stamps they are.
+func timesAsMillis(s string) string {
+	return renderedTime.ReplaceAllStringFunc(s, func(t string) string {
+		at, err := time.Parse("2006-01-02 15:04:05.999999999 -0700 MST", t)
+		if err != nil || at.Year() < 2000 {
+			return t
+		}
+		return strconv.FormatInt(at.UnixMilli(), 10)
+	})
+}
+
+// Stamps from the two stores' clocks agree within the tolerance, rendered
+// as numbers or as times; nothing else may differ.
+func TestSameStampsAllowsOnlyTheClocksGap(t *testing.T) {
+	tol := 5 * time.Millisecond
+	for _, c := range []struct {
+		a, b string
+		same bool
+	}{
+		{"updated_at=1795624998257", "updated_at=1795624998258", true},
+		{"updated_at=1795624998257", "updated_at=1795624998290", false},
+		{"CreatedAt:2026-11-25 16:54:00.146 +0000 UTC}", "CreatedAt:2026-11-25 16:54:00.145 +0000 UTC}", true},
+		{"CreatedAt:2026-11-25 16:54:00.146 +0000 UTC}", "CreatedAt:2026-11-25 16:54:01.146 +0000 UTC}", false},
+		{"attempts=1", "attempts=2", false},
+		{"state=RUNNING", "state=FAILED", false},
+	} {
+		require.Equal(t, c.same, sameStamps(c.a, c.b, tol), "%s vs %s", c.a, c.b)
+	}
 }
