@@ -324,6 +324,10 @@ func realStoreClient(t *testing.T, url string, clock *timeline) *redis.Client {
 		t.Fatalf("REDIS_URL %q: %v", url, err)
 	}
 	opts.MaxRetries, opts.Protocol, opts.DisableIdentity = -1, 2, true
+	// A database of its own, the one after REDIS_URL's: the other store
+	// tests flush theirs, and during a long run other packages' tests
+	// (engine tests built with a mutant) run against the same server.
+	opts.DB = (opts.DB + 1) % 16
 	rdb := redis.NewClient(opts)
 	t.Cleanup(func() { _ = rdb.Close() })
 	if err := rdb.FlushDB(context.Background()).Err(); err != nil {

@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"go/parser"
 	"go/token"
+	neturl "net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -96,6 +98,7 @@ func engineTest(t *testing.T, m Mutant, test string) error {
 	require.NoError(t, err)
 	cmd := exec.Command("go", "test", "-v", "-count=1", "-overlay", overlay, "-run", "^"+test+"$", "./engine")
 	cmd.Dir = ".."
+	cmd.Env = append(os.Environ(), "REDIS_URL="+ownDatabase(t, os.Getenv("REDIS_URL")))
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		require.Contains(t, string(out), "--- FAIL: "+test, "not a test failure: %s", out)
@@ -223,4 +226,22 @@ func TestSchemataSwitchesEachMutantOnItsOwn(t *testing.T) {
 	errLine := strings.Count(rewritten[:form], "\n") + 1
 	errCol := form - strings.LastIndex(rewritten[:form], "\n") + 20
 	require.Equal(t, []string{gs[0].Site}, sc.SitesAt(filepath.Join(dir, "model_job.go"), errLine, errCol))
+}
+
+// ownDatabase is url with a database of its own (the third after its own):
+// the engine tests flush the database they are given, and the engine
+// package's own tests run at the same time against the same server.
+func ownDatabase(t *testing.T, url string) string {
+	if url == "" {
+		return ""
+	}
+	u, err := neturl.Parse(url)
+	require.NoError(t, err, "REDIS_URL")
+	db := 0
+	if p := strings.Trim(u.Path, "/"); p != "" {
+		db, err = strconv.Atoi(p)
+		require.NoError(t, err, "REDIS_URL's database")
+	}
+	u.Path = "/" + strconv.Itoa((db+2)%16)
+	return u.String()
 }
