@@ -475,3 +475,146 @@ func TestConflictsWithoutCauseAreCaught(t *testing.T) {
 		start(2, "org-1", "wf-1", "key-1", body, 409, history.RunReplyUsed)
 	require.Equal(t, []string{"run_conflict_justified"}, checkers(used.checkContract(owned, nil)))
 }
+
+// A store loss may have undone the writes behind a promise (a registration,
+// a lifted limit, a planted value): after one, a reply that contradicts them
+// is no finding. The same replies without the loss are.
+func TestAStoreLossExcusesWhatItMayHaveUndone(t *testing.T) {
+	const legacy = "0b9f1c6e-5a7d-4c3b-9e2f-8a1b2c3d4e5f"
+	build := func(lost bool) *Result {
+		s := newStory()
+		if lost {
+			s.h.StoreLosses = append(s.h.StoreLosses, history.StoreLoss{Step: s.tick(), Time: s.at(), Since: 0})
+		}
+		s.start(1, "org-2", "wf-1", "key-1", body, 200, runA).
+			setup(history.OpSetRunLimit, "org-2", "0", history.OpOK).
+			start(2, "org-2", "wf-2", "key-2", `{"input":"key-2"}`, 429, "").
+			setup(history.OpPlantRunKey, "legacy-1", legacy, history.OpOK).
+			start(3, "org-1", "wf-1", "legacy-1", `{"input":"key-3"}`, 200, runB).
+			start(4, "org-1", "wf-1", "key-4", `{"input":"key-4"}`, 409, history.RunReplyUsed)
+		return s.checkContract(owned, nil)
+	}
+	for _, name := range []string{"run_workflow_owner", "run_limit", "run_key_foreign", "run_conflict_justified"} {
+		require.Empty(t, only(build(true), name), name)
+		require.NotEmpty(t, only(build(false), name), name)
+	}
+}
+
+// Only a start well-formed enough to reach the store is judged for the
+// workflow's owner: one refused for its form answers for its form alone.
+func TestAMalformedStartIsJudgedForItsFormOnly(t *testing.T) {
+	r := newStory().start(1, "org-2", "wf-1", "bad-1", `[1]`, 200, runA).checkContract(owned, nil)
+	require.Contains(t, checkers(r), "run_request_refused")
+	require.NotContains(t, checkers(r), "run_workflow_owner")
+}
+
+// A key of 40 bytes is named whole in a finding; a longer one is cut there.
+func TestARefusedKeyIsNamedWholeUpToFortyBytes(t *testing.T) {
+	for key, named := range map[string]string{
+		strings.Repeat("k", 40): "(key " + strings.Repeat("k", 40) + ",",
+		strings.Repeat("k", 41): "(key " + strings.Repeat("k", 40) + "…,",
+	} {
+		v := only(newStory().start(1, "org-1", "wf-1", key, body, 400, "").checkContract(owned, nil), "run_request_refused")
+		require.Len(t, v, 1)
+		require.Contains(t, v[0].Message, named)
+	}
+}
+
+// A conflict for a workflow nobody registered names no owner.
+func TestAConflictForAnUnownedWorkflowSaysNobody(t *testing.T) {
+	v := only(newStory().register("org-1", "wf-9", history.RegisterConflict).checkContract(owned, nil), "workflow_registration")
+	require.Len(t, v, 1)
+	require.Contains(t, v[0].Message, "the store says the workflow is nobody's")
+}
+
+// A store fault in the very step the start was called explains its 500.
+func TestAFaultAtTheStartsCallExplainsIts500(t *testing.T) {
+	s := newStory()
+	s.step = 3
+	s.h.Ops = append(s.h.Ops, history.ClientOp{Client: 1, Kind: history.OpStartRun, Key: "key-1", Input: body, Org: "org-1",
+		Workflow: "wf-1", Status: 500, Unknown: true, CallStep: 1, RetStep: 3, Return: s.at()})
+	s.h.Faults = append(s.h.Faults, history.FaultRecord{Step: 1, Actor: "gateway/run-0-0", Point: history.PointRedis,
+		Effect: history.EffectFailBeforeApply, Target: "get wf:org:limit:org-1"})
+	s.wait(2*time.Second).start(1, "org-1", "wf-1", "key-1", body, 200, runA)
+	require.Empty(t, only(s.checkContract(owned, nil), "admission_error_without_fault"))
+}
+
+// A 503 too soon says how long the start waited.
+func TestABusyTooSoonSaysHowLongItWaited(t *testing.T) {
+	v := only(newStory().start(1, "org-1", "wf-1", "", body, 503, "").checkContract(owned, nil), "admission_error_without_fault")
+	require.Len(t, v, 1)
+	require.Contains(t, v[0].Message, "a start answered 503 after 1s,")
+}
+
+// The stale period is the system's promise, not what it reports about
+// itself, and a reservation reclaimed a hair under it (less than the
+// index's millisecond) is stale enough.
+func TestReservationStalenessAtItsBounds(t *testing.T) {
+	v1, v2 := runA+"|fp", runB+"|fp"
+	// Written at 1ms (or 2ms), taken over at 20s.
+	takeover := func(sent time.Duration) *story {
+		s := newStory().keyCommand(history.RunKeyReserve, "k1", "", v1, sent)
+		s.step = 19
+		return s.keyCommand(history.RunKeyReserve, "k1", v1, v2, 20*time.Second)
+	}
+	require.Empty(t, only(takeover(time.Millisecond).checkContract(owned, nil), "reservation_reclaimed_fresh"),
+		"19.999s old: stale within the index's millisecond")
+	require.Len(t, only(takeover(2*time.Millisecond).checkContract(owned, nil), "reservation_reclaimed_fresh"), 1)
+
+	// The system promises 20s; the 5s it reports does not let a takeover at 10s pass.
+	early := newStory().keyCommand(history.RunKeyReserve, "k1", "", v1, 0).wait(10*time.Second).
+		keyCommand(history.RunKeyReserve, "k1", v1, v2, 10*time.Second)
+	require.Len(t, only(early.checkContract(history.AdmissionSnapshot{Workflows: owned.Workflows, StaleAfter: 5 * time.Second}, nil),
+		"reservation_reclaimed_fresh"), 1)
+	// A system that promises no period is held to the one it reports.
+	silent := cordumSpec
+	silent.StaleReservationAfter = 0
+	require.Len(t, only(early.checkContractOf(silent), "reservation_reclaimed_fresh"), 1)
+}
+
+// The admission counter is read by its code alone, whatever other labels
+// split it; a cleanup that succeeded is no failure.
+func TestAdmissionCountersReadTheirOwnLabels(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	adm := prometheus.NewCounterVec(prometheus.CounterOpts{Name: "gateway_run_admission_total"}, []string{"code", "path"})
+	cleanup := prometheus.NewCounterVec(prometheus.CounterOpts{Name: "gateway_idempotency_cleanup_failure_total"},
+		[]string{"context"})
+	reg.MustRegister(adm, cleanup)
+	adm.WithLabelValues("200", "/runs").Add(1)
+	cleanup.WithLabelValues("concurrency_limit").Add(0)
+	s := newStory().start(1, "org-1", "wf-1", "key-1", body, 200, runA).
+		keyCommand(history.RunKeyReserve, "key-1", "", runA+"|fp", 0).
+		keyCommand(history.RunKeyRelease, "key-1", runA+"|fp", "", time.Second)
+	r := s.checkContract(owned, reg)
+	require.Empty(t, only(r, "admission_metrics"), r.Summary())
+}
+
+// A run limit set for an org is the loosest it may have, not no limit; and
+// another org's limit does not loosen it.
+func TestARunLimitSetIsALimit(t *testing.T) {
+	count := func(s *story, org string, active int) *story {
+		s.h.RunCounts = append(s.h.RunCounts, history.RunCount{Step: s.tick(), Time: s.at(), Actor: "gateway/run-0-0",
+			Org: org, Active: active})
+		return s
+	}
+	over := count(newStory().setup(history.OpSetRunLimit, "org-1", "2", history.OpOK), "org-1", 3)
+	require.Len(t, only(over.checkContract(owned, nil), "run_limit"), 1, "3 runs over a limit of 2")
+	other := count(newStory().setup(history.OpSetRunLimit, "org-2", "3", history.OpOK), "org-1", 2)
+	require.Len(t, only(other.checkContract(owned, nil), "run_limit"), 1, "org-2's limit is not org-1's")
+}
+
+// A value planted is another writer's from its first plant: planting it
+// again later does not make a "used" refusal in between unjustified, and a
+// plant that was refused left no value to resolve.
+func TestPlantedValuesCountFromTheFirstThatLanded(t *testing.T) {
+	const legacy = "0b9f1c6e-5a7d-4c3b-9e2f-8a1b2c3d4e5f"
+	s := newStory().setup(history.OpPlantRunKey, "legacy-1", legacy, history.OpOK).
+		start(1, "org-1", "wf-1", "legacy-1", body, 409, history.RunReplyUsed).
+		setup(history.OpPlantRunKey, "legacy-1", legacy, history.OpOK)
+	r := s.checkContract(owned, nil)
+	require.False(t, r.Failed(), r.Summary())
+
+	refused := newStory().setup(history.OpPlantRunKey, "legacy-1", legacy, "refused").
+		start(1, "org-1", "wf-1", "legacy-1", body, 200, runA)
+	require.Empty(t, only(refused.checkContract(owned, nil), "run_key_foreign"))
+}
