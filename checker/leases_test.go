@@ -159,3 +159,78 @@ func TestPublishAfterAFailedLockCheckIsCaught(t *testing.T) {
 		Token: "other", Op: sut.LockTake})
 	require.Empty(t, only(other.check(), "lock_checked_before_publish"))
 }
+
+// leaseCmd is one command on job j1's lock under tok, at off after the take,
+// holding the lock until untilOff after the take (0: held by no one).
+type leaseCmd struct {
+	actor         string
+	op            sut.LockOp
+	off, untilOff time.Duration
+	held          bool
+}
+
+// leaseRun records the commands in step order after j1 is PENDING; the
+// take is the first.
+func leaseRun(cmds ...leaseCmd) *story {
+	s := newStory().submit("j1").commit("j1", engine.StatePending)
+	at := s.at()
+	for _, c := range cmds {
+		ev := history.LockEvent{Step: s.tick(), Time: at + c.off, Actor: c.actor, JobID: "j1", Token: "tok", Op: c.op,
+			Held: c.held, Sent: at + c.off, SentStep: s.step}
+		if c.held {
+			ev.Until = at + c.untilOff
+		}
+		s.h.Locks = append(s.h.Locks, ev)
+	}
+	return s
+}
+
+// The lease at its bounds: a renewal landing the instant the lease would run
+// out keeps it, a lease that runs out the instant the release is issued did
+// not run out under the section, and one renewed past the run's end while
+// the section still runs never lapsed. A take that did not get the lock
+// holds no lease, and a renewal that found the lock gone extends nothing,
+// whatever it asked for.
+func TestLeaseAtItsBounds(t *testing.T) {
+	const section, renewer = "replica-1/sys.job.submit#1.1", "replica-1/timer#1"
+	take := leaseCmd{actor: section, op: sut.LockTake, untilOff: 3 * time.Second, held: true}
+	renew := func(off time.Duration, held bool) leaseCmd {
+		return leaseCmd{actor: renewer, op: sut.LockRenew, off: off, untilOff: off + 3*time.Second, held: held}
+	}
+	release := func(off time.Duration) leaseCmd { return leaseCmd{actor: section, op: sut.LockRelease, off: off} }
+	lapsed := func(s *story) []Violation { return only(s.check(), "lock_renewed") }
+
+	require.Empty(t, lapsed(leaseRun(take, renew(3*time.Second, true), release(5*time.Second))),
+		"renewed the instant the lease ended")
+	require.Empty(t, lapsed(leaseRun(take, renew(2*time.Second, true), release(5*time.Second))),
+		"the lease ran out as the release was issued")
+	require.Len(t, lapsed(leaseRun(take, renew(2*time.Second, true), release(5*time.Second+time.Millisecond))), 1)
+	require.Empty(t, lapsed(leaseRun(take, renew(time.Second, true), renew(2*time.Second, true))),
+		"no release: renewed past the run's end")
+	require.Empty(t, lapsed(leaseRun(leaseCmd{actor: section, op: sut.LockTake})), "a take that found the lock held")
+
+	gone := leaseRun(take, renew(time.Second, false), release(5*time.Second))
+	gone.h.Locks[1].Until = gone.h.Locks[0].Time + 10*time.Second
+	require.Len(t, lapsed(gone), 1, "a renewal that did not hold extends nothing")
+
+	// A system that does not renew its locks promises nothing of them.
+	noRenewals := cordumSpec
+	noRenewals.LockRenewFailures = 0
+	require.Empty(t, only(leaseRun(take, release(5*time.Second)).checkSystem(noRenewals), "lock_renewed"))
+}
+
+// A pause of the section's replica excuses a lapse from the instant of the
+// take to the instant the lease ran out, both included.
+func TestAPauseAtTheLeasesEdgesExcusesItsLapse(t *testing.T) {
+	const section = "replica-1/sys.job.submit#1.1"
+	take := leaseCmd{actor: section, op: sut.LockTake, untilOff: 3 * time.Second, held: true}
+	for why, off := range map[string][2]time.Duration{"at the take": {0, -time.Millisecond},
+		"as the lease ran out": {3 * time.Second, time.Millisecond}} {
+		s := leaseRun(take, leaseCmd{actor: section, op: sut.LockRelease, off: 5 * time.Second})
+		at := s.h.Locks[0].Time
+		s.h.Faults = append(s.h.Faults, history.FaultRecord{Step: 3, Time: at + off[0], Actor: section, Effect: history.EffectPause})
+		require.Empty(t, only(s.check(), "lock_renewed"), why)
+		s.h.Faults[0].Time += off[1]
+		require.Len(t, only(s.check(), "lock_renewed"), 1, why+", but a hair outside")
+	}
+}
