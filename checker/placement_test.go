@@ -269,3 +269,119 @@ func TestOnlyTheReplicasOwnTakenDispatchesCount(t *testing.T) {
 	require.Len(t, twoTo("replica-2/h0", true, history.PublishStored).sendTo("w1").judge(), 1, "another replica's")
 	require.Len(t, twoTo("replica-1/h0", false, history.PublishStored).sendTo("w1").judge(), 1, "not dispatches")
 }
+
+// judgeWith judges the pick against sys.
+func (s *pickStory) judgeWith(sys sut.Spec) []Violation {
+	s.h.End = s.at()
+	workers := []WorkerFact{{ID: "w1", Pool: "general", Subject: "worker.w1.jobs"}, {ID: "w2", Pool: "general", Subject: "worker.w2.jobs"}}
+	return only(Check(Input{History: &s.h, Final: s.final, DLQ: s.dlq, System: sys, Workers: workers, Heartbeats: s.beats}), "placement")
+}
+
+// Only the publisher's own pass is a pick window: a scheduling move by
+// another replica's handler, or a DISPATCHED write the publisher did not
+// make, leaves the dispatch unjudged; a DISPATCHED write of another handler
+// after the publisher's does not stretch its window. A message that is no
+// dispatch is no pick, and a system without the least-loaded rule makes
+// none. Each of these sends to w1, which the view passes over.
+func TestOnlyThePublishersOwnPassIsAPickWindow(t *testing.T) {
+	require.Len(t, newPickStory().schedule().dispatched().sendTo("w1").judge(), 1, "the judged shape")
+
+	other := newPickStory()
+	other.commit("j1", engine.StatePending).commit("j1", engine.StateScheduled).by("replica-2/h", "")
+	other.dispatched().sendTo("w1").commit("j1", engine.StateRunning)
+	require.Empty(t, other.judge(), "another replica's handler scheduled it")
+
+	foreign := newPickStory().schedule()
+	foreign.commit("j1", engine.StateDispatched).by("replica-2/h", "")
+	require.Empty(t, foreign.sendTo("w1").judge(), "the DISPATCHED write was another's")
+
+	// w2 turns busy after the publisher's DISPATCHED write; a second
+	// handler's DISPATCHED write after that is not the publisher's pick.
+	late := newPickStory().schedule().dispatched()
+	late.beat("replica-1", "w2", 5, 0, 50)
+	late.commit("j1", engine.StateDispatched).by("replica-2/h", "")
+	late.sendTo("w1").commit("j1", engine.StateRunning)
+	require.Len(t, late.judge(), 1, "the window closed at the publisher's own write")
+
+	notADispatch := newPickStory().schedule().dispatched().sendTo("w1")
+	notADispatch.h.Publishes[len(notADispatch.h.Publishes)-1].Dispatch = false
+	require.Empty(t, notADispatch.judge())
+
+	noRule := cordumSpec
+	noRule.LeastLoaded = false
+	require.Empty(t, newPickStory().schedule().dispatched().sendTo("w1").judgeWith(noRule))
+}
+
+// A job that enters the scheduled state with its first commit is picked in
+// that pass too.
+func TestAFirstCommitIntoTheScheduledStateOpensTheWindow(t *testing.T) {
+	s := newPickStory()
+	s.commit("j1", engine.StateScheduled).by("replica-1/h", "")
+	require.Len(t, s.dispatched().sendTo("w1").judge(), 1)
+}
+
+// A pause is no restart: the paused replica keeps the registry it had.
+func TestAPausedReplicaKeepsItsRegistry(t *testing.T) {
+	for _, actor := range []string{"replica-1/h", "replica-2/h"} {
+		s := newPickStory()
+		s.h.Faults = append(s.h.Faults, history.FaultRecord{Step: s.tick(), Actor: actor, Kind: "ReplicaPause",
+			Effect: history.EffectPause})
+		s.beat("replica-1", "w1", 2, 0, 10).schedule().dispatched()
+		require.Len(t, s.sendTo("w1").judge(), 1, "%s paused: w2 (0.50) is still the pick", actor)
+	}
+}
+
+// placedUnder runs j1 (topic gpu, requiring gpu) on w1 of pool general,
+// scheduled at 3s and run at 6s, under the routings given.
+func placedUnder(routings ...history.RoutingChange) []Violation {
+	s := newStory().submit("j1")
+	s.h.Submitted[0].Topic, s.h.Submitted[0].Requires = "gpu", []string{"gpu"}
+	s.h.Routing = routings
+	s.commit("j1", engine.StatePending).commit("j1", engine.StateScheduled).commit("j1", engine.StateDispatched).
+		publish("j1", 0, history.PublishStored).execute("j1", 0, "d-j1").commit("j1", engine.StateSucceeded)
+	s.h.End = s.at()
+	return only(Check(Input{History: &s.h, Final: s.final, DLQ: s.dlq, System: cordumSpec,
+		Workers: []WorkerFact{{ID: "w1", Pool: "general"}}}), "placement")
+}
+
+// A routing is in force from its time until the next one's: one that takes
+// effect exactly as the job runs counts, one replaced exactly as the job
+// was first scheduled does not, and one after the run does not.
+func TestRoutingsInForceAtTheWindowsEdges(t *testing.T) {
+	toGeneral := func(at time.Duration) history.RoutingChange {
+		return history.RoutingChange{Time: at, Routing: sut.Routing{Topics: map[string][]string{"gpu": {"general"}},
+			Pools: map[string][]string{"general": {"gpu"}}}}
+	}
+	toGPU := func(at time.Duration) history.RoutingChange {
+		return history.RoutingChange{Time: at, Routing: sut.Routing{Topics: map[string][]string{"gpu": {"gpu-pool"}},
+			Pools: map[string][]string{"gpu-pool": {"gpu"}}}}
+	}
+	require.Empty(t, placedUnder(toGPU(0), toGeneral(6*time.Second)), "general was eligible from the instant it ran")
+	require.Len(t, placedUnder(toGPU(0), toGeneral(7*time.Second)), 1, "general became eligible after it ran")
+	require.Len(t, placedUnder(toGeneral(0), toGPU(3*time.Second)), 1, "general stopped being eligible as it was scheduled")
+	require.Empty(t, placedUnder(toGeneral(0), toGPU(4*time.Second)))
+}
+
+// An execution is judged once per dispatch, and only on a worker known.
+func TestAMisplacedDispatchIsReportedOnce(t *testing.T) {
+	s := newStory().submit("j1")
+	s.h.Submitted[0].Topic, s.h.Submitted[0].Requires = "gpu", []string{"gpu"}
+	s.h.Routing = []history.RoutingChange{{Routing: sut.Routing{Topics: map[string][]string{"gpu": {"gpu-pool"}},
+		Pools: map[string][]string{"gpu-pool": {"gpu"}}}}}
+	s.commit("j1", engine.StatePending).commit("j1", engine.StateScheduled).commit("j1", engine.StateDispatched).
+		publish("j1", 0, history.PublishStored).execute("j1", 0, "d-j1").execute("j1", 0, "d-j1").execute("j1", 0, "d-j1")
+	s.h.Executions[2].Worker = "w9"
+	s.h.End = s.at()
+	v := only(Check(Input{History: &s.h, Final: s.final, DLQ: s.dlq, System: cordumSpec,
+		Workers: []WorkerFact{{ID: "w1", Pool: "general"}}}), "placement")
+	require.Len(t, v, 1)
+
+	// A job never scheduled has no pass to be placed by.
+	u := newStory().submit("j1")
+	u.h.Submitted[0].Topic, u.h.Submitted[0].Requires = "gpu", []string{"gpu"}
+	u.h.Routing = s.h.Routing
+	u.commit("j1", engine.StatePending).commit("j1", engine.StateDispatched).execute("j1", 0, "d-j1")
+	u.h.End = u.at()
+	require.Empty(t, only(Check(Input{History: &u.h, Final: u.final, DLQ: u.dlq, System: cordumSpec,
+		Workers: []WorkerFact{{ID: "w1", Pool: "general"}}}), "placement"))
+}
