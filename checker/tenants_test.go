@@ -1,6 +1,7 @@
 package checker
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
@@ -153,4 +154,63 @@ func TestTenantCapJudgesADispatchOnlyAfterItsOwnPass(t *testing.T) {
 	require.Empty(t, overCap("replica-1/h", "t9", false), "a second handler under the same name")
 	require.Empty(t, overCap("replica-2/h", "t1", false), "another actor")
 	require.Empty(t, overCap("replica-1/h", "t1", true), "after its own rollback")
+}
+
+// sameStep makes the last commit land in the step of the one before it:
+// one command that moved two jobs.
+func (s *story) sameStep() *story {
+	n := len(s.h.States)
+	s.h.States[n-1].Step, s.h.States[n-1].Time = s.h.States[n-2].Step, s.h.States[n-2].Time
+	s.step--
+	return s
+}
+
+// The tenant's count is taken after each step's commits: a step in which
+// one of its jobs ends and another is dispatched never shows a free slot.
+// The fewest is the first moment of the window that had it, and a job whose
+// dispatch is its first commit was picked by no pass the checker can place.
+func TestTenantCountIsTakenAfterAWholeStep(t *testing.T) {
+	s := newStory().submit("j1").submit("j2").submit("j3").ofTenant("j1", "acme").ofTenant("j2", "acme").ofTenant("j3", "acme")
+	s.commit("j1", engine.StatePending).commit("j1", engine.StateScheduled).commit("j1", engine.StateDispatched).
+		commit("j2", engine.StatePending).commit("j2", engine.StateScheduled).by("replica-1/h", "t1")
+	pass := s.step
+	s.commit("j1", engine.StateRunning)
+	s.commit("j1", engine.StateSucceeded).commit("j3", engine.StateDispatched).sameStep()
+	s.commit("j2", engine.StateDispatched).by("replica-1/h", "t1")
+	v := only(s.checkSystem(capped1), "tenant_cap")
+	require.Len(t, v, 1, "j3's dispatch took the slot j1's end freed in the same step")
+	require.Equal(t, "j2", v[0].Job)
+	require.Contains(t, v[0].Message, fmt.Sprintf("fewest at step %d: j1", pass))
+}
+
+// The tenant-limit reason is justified by the cap reached at any moment
+// from the job's first scheduling to its failure, not after it: a job
+// scheduled while its tenant was idle may fail for a cap reached since,
+// but not for one reached only by the failure's own step.
+func TestTenantLimitReachedAfterTheFirstScheduling(t *testing.T) {
+	build := func(sameStep bool) *story {
+		s := newStory().submit("j1").submit("j2").ofTenant("j1", "acme").ofTenant("j2", "acme")
+		s.commit("j2", engine.StatePending).commit("j2", engine.StateScheduled).commit("j1", engine.StatePending).
+			commit("j1", engine.StateScheduled)
+		if !sameStep {
+			s.commit("j1", engine.StateDispatched)
+		}
+		s.wait(time.Minute).commit("j2", engine.StateFailed)
+		if sameStep {
+			s.commit("j1", engine.StateDispatched).sameStep()
+		}
+		s.dead("j2", dlqEntry(engine.StateFailed, engine.StateScheduled, engine.ReasonTenantLimit))
+		return s
+	}
+	require.Empty(t, only(build(false).checkSystem(capped1), "dlq_true_cause"), "j1 took the slot while j2 waited")
+	v := only(build(true).checkSystem(capped1), "dlq_true_cause")
+	require.Len(t, v, 1, "j1 took the slot only in the failure's own step")
+	require.Contains(t, v[0].Message, "had at most 0 jobs")
+}
+
+// A job without a tenant is no tenant's, even where a cap is keyed by the
+// empty name.
+func TestAJobWithoutATenantIsNeverCapped(t *testing.T) {
+	emptyName := cordum.System{}.Spec(sut.Options{TenantMaxActive: map[string]int{"": 1}})
+	require.Empty(t, only(twoOfATenant("", false).checkSystem(emptyName), "tenant_cap"))
 }
