@@ -527,16 +527,19 @@ func TestAConflictForAnUnownedWorkflowSaysNobody(t *testing.T) {
 	require.Contains(t, v[0].Message, "the store says the workflow is nobody's")
 }
 
-// A store fault in the very step the start was called explains its 500.
-func TestAFaultAtTheStartsCallExplainsIts500(t *testing.T) {
-	s := newStory()
-	s.step = 3
-	s.h.Ops = append(s.h.Ops, history.ClientOp{Client: 1, Kind: history.OpStartRun, Key: "key-1", Input: body, Org: "org-1",
-		Workflow: "wf-1", Status: 500, Unknown: true, CallStep: 1, RetStep: 3, Return: s.at()})
-	s.h.Faults = append(s.h.Faults, history.FaultRecord{Step: 1, Actor: "gateway/run-0-0", Point: history.PointRedis,
-		Effect: history.EffectFailBeforeApply, Target: "get wf:org:limit:org-1"})
-	s.wait(2*time.Second).start(1, "org-1", "wf-1", "key-1", body, 200, runA)
-	require.Empty(t, only(s.checkContract(owned, nil), "admission_error_without_fault"))
+// A store fault in the very step the start was called, or the step it was
+// answered, explains its 500.
+func TestAFaultAtTheStartsEdgesExplainsIts500(t *testing.T) {
+	for _, step := range []uint64{1, 3} {
+		s := newStory()
+		s.step = 3
+		s.h.Ops = append(s.h.Ops, history.ClientOp{Client: 1, Kind: history.OpStartRun, Key: "key-1", Input: body, Org: "org-1",
+			Workflow: "wf-1", Status: 500, Unknown: true, CallStep: 1, RetStep: 3, Return: s.at()})
+		s.h.Faults = append(s.h.Faults, history.FaultRecord{Step: step, Actor: "gateway/run-0-0", Point: history.PointRedis,
+			Effect: history.EffectFailBeforeApply, Target: "get wf:org:limit:org-1"})
+		s.wait(2*time.Second).start(1, "org-1", "wf-1", "key-1", body, 200, runA)
+		require.Empty(t, only(s.checkContract(owned, nil), "admission_error_without_fault"), "a fault at step %d", step)
+	}
 }
 
 // A 503 too soon says how long the start waited.

@@ -214,3 +214,11 @@ func TestAJobWithoutATenantIsNeverCapped(t *testing.T) {
 	emptyName := cordum.System{}.Spec(sut.Options{TenantMaxActive: map[string]int{"": 1}})
 	require.Empty(t, only(twoOfATenant("", false).checkSystem(emptyName), "tenant_cap"))
 }
+
+// A tenant without a cap on some replica (caps that differ across a rolling
+// deploy) is held to no count: its tenant-limit reason is not judged.
+func TestTenantLimitReasonWhereSomeReplicaHasNoCap(t *testing.T) {
+	loose := capped1
+	loose.TenantMaxActive = map[string]int{"acme": sut.NoTenantCap}
+	require.Empty(t, only(tenantLimited("acme", true).checkSystem(loose), "dlq_true_cause"))
+}
