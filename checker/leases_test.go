@@ -234,3 +234,32 @@ func TestAPauseAtTheLeasesEdgesExcusesItsLapse(t *testing.T) {
 		require.Len(t, only(s.check(), "lock_renewed"), 1, why+", but a hair outside")
 	}
 }
+
+// The publisher's check is its own last command under its own section's
+// token before the publish: what happens to the job's lock afterwards, or
+// another handler's DISPATCHED write after the publish, neither hides a
+// failed check nor fails a good one.
+func TestTheLockCheckIsTheSectionsLastBeforeThePublish(t *testing.T) {
+	const h = "replica-1/sys.job.submit#4.1"
+	dispatched := func(held bool) *story {
+		s := newStory().submit("j1").commit("j1", engine.StatePending).lockEvent(h, sut.LockTake, true, false).
+			commit("j1", engine.StateScheduled).commit("j1", engine.StateDispatched).by(h, "tok")
+		s.lockEvent(h, sut.LockRenew, held, false).publish("j1", 0, history.PublishStored)
+		s.h.Publishes[len(s.h.Publishes)-1].Actor = h
+		return s
+	}
+	checked := func(s *story) []Violation { return only(s.check(), "lock_checked_before_publish") }
+
+	// After a good check and the publish, a take under another token by a
+	// handler of the same name finds the lock held.
+	good := dispatched(true)
+	good.lockEvent(h, sut.LockTake, false, false)
+	good.h.Locks[len(good.h.Locks)-1].Token = "other"
+	require.Empty(t, checked(good))
+
+	// After a failed check and the publish, another handler dispatches the
+	// job under a token of its own.
+	bad := dispatched(false)
+	bad.commit("j1", engine.StateScheduled).by("replica-2/h", "t2").commit("j1", engine.StateDispatched).by("replica-2/h", "t2")
+	require.Len(t, checked(bad), 1)
+}
