@@ -208,10 +208,11 @@ func TestTenantLimitReachedAfterTheFirstScheduling(t *testing.T) {
 	require.Contains(t, v[0].Message, "had at most 0 jobs")
 }
 
-// A job without a tenant is no tenant's, even where a cap is keyed by the
-// empty name.
+// A job without a tenant is no tenant's (the engine caps no job of no
+// tenant), even in a spec whose caps have the empty name.
 func TestAJobWithoutATenantIsNeverCapped(t *testing.T) {
-	emptyName := cordum.System{}.Spec(sut.Options{TenantMaxActive: map[string]int{"": 1}})
+	emptyName := capped1
+	emptyName.TenantMaxActive = map[string]int{"": 1}
 	require.Empty(t, only(twoOfATenant("", false).checkSystem(emptyName), "tenant_cap"))
 }
 
