@@ -238,7 +238,8 @@ func TestAPauseAtTheLeasesEdgesExcusesItsLapse(t *testing.T) {
 // The publisher's check is its own last command under its own section's
 // token before the publish: what happens to the job's lock afterwards, or
 // another handler's DISPATCHED write after the publish, neither hides a
-// failed check nor fails a good one.
+// failed check nor fails a good one, and neither does another handler's
+// move of the job between the check and the publish.
 func TestTheLockCheckIsTheSectionsLastBeforeThePublish(t *testing.T) {
 	const h = "replica-1/sys.job.submit#4.1"
 	dispatched := func(held bool) *story {
@@ -262,4 +263,13 @@ func TestTheLockCheckIsTheSectionsLastBeforeThePublish(t *testing.T) {
 	bad := dispatched(false)
 	bad.commit("j1", engine.StateScheduled).by("replica-2/h", "t2").commit("j1", engine.StateDispatched).by("replica-2/h", "t2")
 	require.Len(t, checked(bad), 1)
+
+	// Between the failed check and the publish, another replica's handler
+	// moves the job under its own token: the check is still the publisher's.
+	raced := newStory().submit("j1").commit("j1", engine.StatePending).lockEvent(h, sut.LockTake, true, false).
+		commit("j1", engine.StateScheduled).commit("j1", engine.StateDispatched).by(h, "tok")
+	raced.lockEvent(h, sut.LockRenew, false, false).commit("j1", engine.StateScheduled).by("replica-2/h", "t2").
+		publish("j1", 0, history.PublishStored)
+	raced.h.Publishes[len(raced.h.Publishes)-1].Actor = h
+	require.Len(t, checked(raced), 1)
 }
