@@ -839,3 +839,25 @@ func TestOnlyTheRecordTheJobEndsOnIsJudged(t *testing.T) {
 	require.Len(t, v, 1)
 	require.Contains(t, v[0].Message, `SUCCEEDED record result_ptr="mem://j2"`)
 }
+
+// A lease's finding names its take, not its latest renewal: r1 took at 3s
+// and renewed at 4s; r2 took while that renewed lease ran.
+func TestLeaseFindingNamesTheTakeNotTheRenewal(t *testing.T) {
+	s := newStory().submit("j1").commit("j1", engine.StatePending).take("r1", "j1", "aaaa", time.Minute).
+		take("r1", "j1", "aaaa", time.Minute).take("r2", "j1", "bbbb", time.Minute)
+	v := only(s.check(), "lock_exclusive")
+	require.Len(t, v, 1)
+	require.Contains(t, v[0].Message, "the lease of token aaaa, taken by r1 at 3s, ran until 1m4s")
+}
+
+// Only the new holder's own acts before the old holder's late publish
+// overlap it: another actor's write after the take, or the new holder's
+// write after the publish, is no second handler inside the lock.
+func TestLockExclusiveCountsOnlyTheNewHoldersActsBefore(t *testing.T) {
+	s := leaseHandover()
+	w := &s.h.States[len(s.h.States)-1]
+	w.Actor, w.Token, w.Holder = "api", "", "" // the write after the take is not replica-2/h's
+	s.publishBy("replica-1/h", 15*time.Second, history.PublishStored).
+		commit("j1", engine.StateDispatched).fenced("replica-2/h", "bbbb", "bbbb")
+	require.Empty(t, only(s.check(), "lock_exclusive"))
+}
