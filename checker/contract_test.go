@@ -475,3 +475,30 @@ func TestRedispatchExactlyALeaseLaterIsExcused(t *testing.T) {
 	s.h.End = s.at() + time.Second
 	require.Empty(t, only(Check(Input{History: &s.h, Final: s.final, System: spec}), "no_concurrent_dispatches"))
 }
+
+// Without a message digest on both sides, a success's pointer written by a
+// handler is that success applied when the dispatch reported nothing else:
+// whichever side's digest is missing, the handler that moved the job to
+// RETRYING on the success's pointer applied the success.
+func TestSuccessAppliedWhenADigestIsUnknown(t *testing.T) {
+	build := func(handlerKnown, reportKnown bool) *story {
+		s := newStory().dispatched("j1", 0, "d0").move("r1/submit", "j1", engine.StateRunning, 0, "d0", "")
+		s.stop(s.begin("w1", "j1", 0, "d0"), false)
+		ok := s.report("w1", "j1", 0, "d0", sut.Succeeded)
+		if !reportKnown {
+			s.h.Reports[len(s.h.Reports)-1].Message, ok.Message = 0, 0
+		}
+		s.move("r3/sys.job.result#89.1", "j1", engine.StateRetrying, 1, "d0", ok.ResultPtr).
+			settle("r3/sys.job.result#89.1", ok, history.SettleAck, false)
+		if !handlerKnown {
+			s.h.Settles[len(s.h.Settles)-1].Message = 0
+			s.settle("r3/sys.job.result#90.1", ok, history.SettleAck, true)
+		}
+		return s.move("r3/sys.job.cancel#104.1", "j1", engine.StateCancelled, 1, "d0", ok.ResultPtr)
+	}
+	for _, known := range [][2]bool{{false, true}, {true, false}} {
+		v := only(build(known[0], known[1]).check(), "success_result_kept")
+		require.Len(t, v, 1, "handler's digest known %v, report's %v", known[0], known[1])
+		require.Contains(t, v[0].Message, "r3/sys.job.result#89.1 applied that success as RUNNING -> RETRYING")
+	}
+}
