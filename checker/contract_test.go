@@ -502,3 +502,26 @@ func TestSuccessAppliedWhenADigestIsUnknown(t *testing.T) {
 		require.Contains(t, v[0].Message, "r3/sys.job.result#89.1 applied that success as RUNNING -> RETRYING")
 	}
 }
+
+// success_result_kept judges a success that carried a result, of a job the
+// store held at the end, once per job: a success with no result pointer has
+// nothing to keep, a job the store never held is no_job_lost's, and two
+// thrown-away successes of one job are one finding.
+func TestSuccessKeptJudgesResultsOfHeldJobsOncePerJob(t *testing.T) {
+	noPointer := succeededThenTimedOut(history.SettleAck)
+	noPointer.h.Reports[0].ResultPtr, noPointer.h.Settles[0].ResultPtr = "", ""
+	require.Empty(t, only(noPointer.check(), "success_result_kept"))
+
+	notHeld := succeededThenTimedOut(history.SettleAck)
+	delete(notHeld.final, "j1")
+	require.Empty(t, only(notHeld.check(), "success_result_kept"))
+
+	twice := newStory().dispatched("j1", 0, "d0").move("r1/submit", "j1", engine.StateRunning, 0, "d0", "")
+	twice.stop(twice.begin("w1", "j1", 0, "d0"), false)
+	for _, id := range []string{"d0", "d0-again"} {
+		r := twice.report("w1", "j1", 0, id, sut.Succeeded)
+		twice.settle("r2/sys.job.result#7.1", r, history.SettleAck, true)
+	}
+	twice.wait(5*time.Minute).move("r1/reconciler", "j1", engine.StateTimeout, 0, "d0", "")
+	require.Len(t, only(twice.check(), "success_result_kept"), 1)
+}
