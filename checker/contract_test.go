@@ -525,3 +525,16 @@ func TestSuccessKeptJudgesResultsOfHeldJobsOncePerJob(t *testing.T) {
 	twice.wait(5*time.Minute).move("r1/reconciler", "j1", engine.StateTimeout, 0, "d0", "")
 	require.Len(t, only(twice.check(), "success_result_kept"), 1)
 }
+
+// An uncovered re-publish needs a re-publish: a generation the broker
+// stored once has no second copy to excuse, so two dispatch ids of it
+// running at once are the engine's, even where nothing de-duplicates.
+func TestOneStoredCopyIsNoUncoveredRepublish(t *testing.T) {
+	s := newStory().dispatched("j1", 0, "d0").publish("j1", 0, history.PublishStored)
+	s.begin("w1", "j1", 0, "d0")
+	s.begin("w2", "j1", 0, "d0b")
+	s.h.End = s.at() + time.Second
+	bus := history.BusConfig{Dedup: false}
+	r := Check(Input{History: &s.h, Final: s.final, System: cordumSpec, Bus: &bus, Spec: Spec{ExactlyOnceUncovered: true}})
+	require.Len(t, only(r, "no_concurrent_dispatches"), 1)
+}
