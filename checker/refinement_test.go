@@ -861,3 +861,35 @@ func TestLockExclusiveCountsOnlyTheNewHoldersActsBefore(t *testing.T) {
 		commit("j1", engine.StateDispatched).fenced("replica-2/h", "bbbb", "bbbb")
 	require.Empty(t, only(s.check(), "lock_exclusive"))
 }
+
+// What voids the excuse of a copy held across the terminal commit is a run
+// of that copy: its generation, after it was stored. A run of the
+// generation before the copy was stored, or a worker's repeat after it of
+// another generation that ran before the job ended (exactly-once's), leaves
+// the held copy unrun.
+func TestHeldCopyVoidedOnlyByItsOwnRun(t *testing.T) {
+	const name = "terminal_job_executed_again"
+	held := func(before, after []history.Execution) *story {
+		s := newStory().submit("j1").commit("j1", engine.StatePending).commit("j1", engine.StateScheduled).
+			commit("j1", engine.StateDispatched)
+		for _, e := range before {
+			s.execute("j1", e.Gen, e.DispatchID)
+		}
+		s.tick()
+		s.h.Faults = append(s.h.Faults, history.FaultRecord{Step: s.step, Time: s.at(), Actor: "r1/relay", Kind: "PublishLatency",
+			Effect: history.EffectDelay, Point: history.PointPublish, Target: "worker.w1.jobs j1"})
+		s.commit("j1", engine.StateCancelled)
+		s.tick()
+		s.h.Publishes = append(s.h.Publishes, history.PublishRecord{Step: s.step, Time: s.at(), Actor: "r1/relay",
+			Subject: "worker.w1.jobs", MsgID: "jobreq:j1", JobID: "j1", Dispatch: true, Outcome: history.PublishStored})
+		for _, e := range after {
+			s.execute("j1", e.Gen, e.DispatchID)
+		}
+		return s
+	}
+	gen0 := []history.Execution{{Gen: 0, DispatchID: "d0"}}
+	gen1 := []history.Execution{{Gen: 1, DispatchID: "d1"}}
+	require.Empty(t, only(held(gen0, nil).check(), name), "the generation ran before the copy was stored")
+	require.Empty(t, only(held(gen1, gen1).check(), name), "a repeat of another generation's run")
+	require.Len(t, only(held(nil, gen0).check(), name), 1, "the held copy ran")
+}
