@@ -538,3 +538,15 @@ func TestOneStoredCopyIsNoUncoveredRepublish(t *testing.T) {
 	r := Check(Input{History: &s.h, Final: s.final, System: cordumSpec, Bus: &bus, Spec: Spec{ExactlyOnceUncovered: true}})
 	require.Len(t, only(r, "no_concurrent_dispatches"), 1)
 }
+
+// A write that keeps the record's old pointer applies a result only when
+// its writer was handling that result: a handler of the current dispatch's
+// report that moves the job and keeps the stale dispatch's pointer applied
+// nothing of the stale dispatch.
+func TestKeptPointerAppliesNoOtherResult(t *testing.T) {
+	s, second, retry := retried()
+	s.stop(second, false)
+	own := s.report("w2", "j1", 1, "d1", sut.FailedRetryable)
+	s.move(resultHandler, "j1", engine.StateRunning, 1, "d1", retry.ResultPtr).settle(resultHandler, own, history.SettleAck, false)
+	require.Empty(t, only(s.check(), "result_of_current_dispatch"))
+}
