@@ -893,3 +893,17 @@ func TestHeldCopyVoidedOnlyByItsOwnRun(t *testing.T) {
 	require.Empty(t, only(held(gen1, gen1).check(), name), "a repeat of another generation's run")
 	require.Len(t, only(held(nil, gen0).check(), name), 1, "the held copy ran")
 }
+
+// tenant_cap counts a tenant's jobs in the states the spec names active; a
+// spec that names none declares nothing to count, so even a tenant capped
+// at zero is not judged by it.
+func TestTenantCapNeedsTheActiveStates(t *testing.T) {
+	sys := cordumSpec
+	sys.TenantMaxActive, sys.TenantActive = map[string]int{"acme": 0}, nil
+	s := newStory().dispatch("j1").ofTenant("j1", "acme")
+	require.Empty(t, only(s.checkSystem(sys), "tenant_cap"))
+
+	sys.TenantActive = cordumSpec.TenantActive
+	require.Len(t, only(newStory().dispatch("j1").ofTenant("j1", "acme").checkSystem(sys), "tenant_cap"), 1,
+		"the same spec naming its active states holds the cap of zero")
+}
