@@ -9,6 +9,7 @@ import (
 
 	"github.com/dispatchsim/dispatchsim/engine"
 	"github.com/dispatchsim/dispatchsim/history"
+	"github.com/dispatchsim/dispatchsim/sut"
 )
 
 // The fenced-section counter is held to the sections that gave their lock
@@ -75,4 +76,27 @@ func TestWithheldCountsOnlyTheWritersOwnUnpublishedDispatches(t *testing.T) {
 	v = judge(2)
 	require.Len(t, v, 1)
 	require.Contains(t, v[0].Message, "at most 1 dispatches")
+}
+
+// A redelivered request that a handler took the job's lock for, found the
+// job dispatched, and acked without a write is a skipped redelivery. The
+// handler's own write before that take (its actor's first delivery wrote
+// PENDING without the lock) was not made under it, so the skip still counts.
+func TestSkippedRedeliveryIgnoresWritesBeforeTheTake(t *testing.T) {
+	const handler = "replica-2/sys.job.submit#1.1"
+	s := newStory().submit("j1").commit("j1", engine.StatePending)
+	s.h.States[0].Actor = handler
+	s.commit("j1", engine.StateScheduled).commit("j1", engine.StateDispatched)
+	s.h.States[1].Actor, s.h.States[2].Actor = "replica-1/h", "replica-1/h"
+	s.publishBy("replica-1/h", s.at()+time.Second, history.PublishStored)
+	s.take(handler, "j1", "bbbb", time.Minute)
+	s.h.Locks[0].Op = sut.LockTake
+	s.tick()
+	s.h.Settles = append(s.h.Settles, history.Settle{Step: s.step, Time: s.at(), Actor: handler,
+		Subject: cordumSpec.Metrics.RequestSubject, JobID: "j1", Outcome: history.SettleAck})
+	s.h.End = s.at() + time.Second
+	v := only(Check(Input{History: &s.h, Final: s.final, DLQ: s.dlq, System: cordumSpec,
+		Metrics: []prometheus.Gatherer{counters(0, 0, 1)}}), "metrics")
+	require.Len(t, v, 1)
+	require.Contains(t, v[0].Message, "scheduler_redelivery_skipped_total=0 but 1 requests were acked")
 }
