@@ -907,3 +907,14 @@ func TestTenantCapNeedsTheActiveStates(t *testing.T) {
 	require.Len(t, only(newStory().dispatch("j1").ofTenant("j1", "acme").checkSystem(sys), "tenant_cap"), 1,
 		"the same spec naming its active states holds the cap of zero")
 }
+
+// A history that begins with the job already DISPATCHED records no move
+// into that state, so it gives no start to time the stay from: the guard
+// does not time it from zero.
+func TestTimeoutOfAStayWithNoRecordedStartIsNotJudged(t *testing.T) {
+	s := newStory().submit("j1")
+	s.last["j1"] = engine.StateDispatched
+	s.commit("j1", engine.StateTimeout)
+	s.dead("j1", dlqEntry(engine.StateTimeout, engine.StateDispatched, engine.ReasonDispatchTimeout))
+	require.Empty(t, only(s.check(), "timeout_not_early"))
+}
