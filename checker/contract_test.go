@@ -410,3 +410,143 @@ func TestSuccessIsSettledOnlyByItsOwnMessage(t *testing.T) {
 	require.Len(t, only(undigested(0).check(), "success_result_kept"), 1)
 	require.Empty(t, only(undigested(1).check(), "success_result_kept"), "a settle of another generation")
 }
+
+// The result handler took a success, moved the job to RUNNING instead of
+// SUCCEEDED, and settled the message in the same step; the job later timed
+// out. The finding names how the handler settled and the state its own
+// write left the job in.
+func TestSuccessSettledWhileRunningNamesTheSettle(t *testing.T) {
+	build := func(outcome history.SettleOutcome) *story {
+		s := newStory().dispatched("j1", 0, "d0")
+		s.stop(s.begin("w1", "j1", 0, "d0"), false)
+		r := s.report("w1", "j1", 0, "d0", sut.Succeeded)
+		s.move(resultHandler, "j1", engine.StateRunning, 0, "d0", "").settle(resultHandler, r, outcome, false)
+		return s.wait(5*time.Minute).move("r1/reconciler", "j1", engine.StateTimeout, 0, "d0", "")
+	}
+	for outcome, how := range map[history.SettleOutcome]string{history.SettleAck: "acked", history.SettleDrop: "dropped"} {
+		v := only(build(outcome).check(), "success_result_kept")
+		require.Len(t, v, 1, outcome)
+		require.Contains(t, v[0].Message, resultHandler+" "+how+" the result at 8s while the job was RUNNING on that dispatch")
+	}
+}
+
+// A loss of the job's writes at another step does not make every write of
+// the job a restore: the stale result applied before the loss is still the
+// engine's finding.
+func TestStoreLossElsewhereRestoresNoOtherWrite(t *testing.T) {
+	s, second, _ := retried()
+	late := s.report("w1", "j1", 0, "d0", sut.Succeeded)
+	s.move(resultHandler, "j1", engine.StateSucceeded, 1, "d1", late.ResultPtr).settle(resultHandler, late, history.SettleAck, false)
+	s.stop(second, false)
+	s.tick()
+	s.h.StoreLosses = append(s.h.StoreLosses, history.StoreLoss{Step: s.step, Time: s.at(), Jobs: []string{"j1"}})
+	v := only(s.check(), "result_of_current_dispatch")
+	require.Len(t, v, 1)
+	require.Equal(t, LayerInvariants, v[0].Layer, "the loss came after the write")
+}
+
+// A report justifies only the pointer it carries: the current dispatch's
+// own report does not excuse a write of a stale dispatch's pointer, even
+// when the writer's message is unknown.
+func TestReportOfTheCurrentDispatchJustifiesOnlyItsPointer(t *testing.T) {
+	s, second, _ := retried()
+	s.stop(second, false)
+	s.report("w2", "j1", 1, "d1", sut.FailedRetryable)
+	stale := s.report("w1", "j1", 0, "d0b", sut.Succeeded)
+	s.move("r1/sys.job.result#3.1", "j1", engine.StateSucceeded, 1, "d1", stale.ResultPtr)
+	v := only(s.check(), "result_of_current_dispatch")
+	require.Len(t, v, 1)
+	require.Contains(t, v[0].Message, `on result "mem://j1/d0b": w1's succeeded of dispatch 0 (id d0b)`)
+}
+
+// A later dispatch entered DISPATCHED exactly a lease after the earlier one
+// did: a whole lease, so a system that redispatches after a lease may run
+// them side by side.
+func TestRedispatchExactlyALeaseLaterIsExcused(t *testing.T) {
+	s := newStory().dispatched("j1", 0, "d0")
+	s.begin("w1", "j1", 0, "d0")
+	s.wait(cordumSpec.DispatchTimeout - 4*time.Second)
+	s.move("r1/reaper", "j1", engine.StateRetrying, 1, "d0", "").move("r1/claim", "j1", engine.StateScheduled, 1, "d0", "").
+		move("r1/claim", "j1", engine.StateDispatched, 1, "d1", "")
+	s.begin("w2", "j1", 1, "d1")
+	require.Equal(t, cordumSpec.DispatchTimeout, s.h.States[len(s.h.States)-1].Time-s.h.States[2].Time)
+	spec := cordumSpec
+	spec.RedispatchAfterLease = true
+	s.h.End = s.at() + time.Second
+	require.Empty(t, only(Check(Input{History: &s.h, Final: s.final, System: spec}), "no_concurrent_dispatches"))
+}
+
+// Without a message digest on both sides, a success's pointer written by a
+// handler is that success applied when the dispatch reported nothing else:
+// whichever side's digest is missing, the handler that moved the job to
+// RETRYING on the success's pointer applied the success.
+func TestSuccessAppliedWhenADigestIsUnknown(t *testing.T) {
+	build := func(handlerKnown, reportKnown bool) *story {
+		s := newStory().dispatched("j1", 0, "d0").move("r1/submit", "j1", engine.StateRunning, 0, "d0", "")
+		s.stop(s.begin("w1", "j1", 0, "d0"), false)
+		ok := s.report("w1", "j1", 0, "d0", sut.Succeeded)
+		if !reportKnown {
+			s.h.Reports[len(s.h.Reports)-1].Message, ok.Message = 0, 0
+		}
+		s.move("r3/sys.job.result#89.1", "j1", engine.StateRetrying, 1, "d0", ok.ResultPtr).
+			settle("r3/sys.job.result#89.1", ok, history.SettleAck, false)
+		if !handlerKnown {
+			s.h.Settles[len(s.h.Settles)-1].Message = 0
+			s.settle("r3/sys.job.result#90.1", ok, history.SettleAck, true)
+		}
+		return s.move("r3/sys.job.cancel#104.1", "j1", engine.StateCancelled, 1, "d0", ok.ResultPtr)
+	}
+	for _, known := range [][2]bool{{false, true}, {true, false}} {
+		v := only(build(known[0], known[1]).check(), "success_result_kept")
+		require.Len(t, v, 1, "handler's digest known %v, report's %v", known[0], known[1])
+		require.Contains(t, v[0].Message, "r3/sys.job.result#89.1 applied that success as RUNNING -> RETRYING")
+	}
+}
+
+// success_result_kept judges a success that carried a result, of a job the
+// store held at the end, once per job: a success with no result pointer has
+// nothing to keep, a job the store never held is no_job_lost's, and two
+// thrown-away successes of one job are one finding.
+func TestSuccessKeptJudgesResultsOfHeldJobsOncePerJob(t *testing.T) {
+	noPointer := succeededThenTimedOut(history.SettleAck)
+	noPointer.h.Reports[0].ResultPtr, noPointer.h.Settles[0].ResultPtr = "", ""
+	require.Empty(t, only(noPointer.check(), "success_result_kept"))
+
+	notHeld := succeededThenTimedOut(history.SettleAck)
+	delete(notHeld.final, "j1")
+	require.Empty(t, only(notHeld.check(), "success_result_kept"))
+
+	twice := newStory().dispatched("j1", 0, "d0").move("r1/submit", "j1", engine.StateRunning, 0, "d0", "")
+	twice.stop(twice.begin("w1", "j1", 0, "d0"), false)
+	for _, id := range []string{"d0", "d0-again"} {
+		r := twice.report("w1", "j1", 0, id, sut.Succeeded)
+		twice.settle("r2/sys.job.result#7.1", r, history.SettleAck, true)
+	}
+	twice.wait(5*time.Minute).move("r1/reconciler", "j1", engine.StateTimeout, 0, "d0", "")
+	require.Len(t, only(twice.check(), "success_result_kept"), 1)
+}
+
+// An uncovered re-publish needs a re-publish: a generation the broker
+// stored once has no second copy to excuse, so two dispatch ids of it
+// running at once are the engine's, even where nothing de-duplicates.
+func TestOneStoredCopyIsNoUncoveredRepublish(t *testing.T) {
+	s := newStory().dispatched("j1", 0, "d0").publish("j1", 0, history.PublishStored)
+	s.begin("w1", "j1", 0, "d0")
+	s.begin("w2", "j1", 0, "d0b")
+	s.h.End = s.at() + time.Second
+	bus := history.BusConfig{Dedup: false}
+	r := Check(Input{History: &s.h, Final: s.final, System: cordumSpec, Bus: &bus, Spec: Spec{ExactlyOnceUncovered: true}})
+	require.Len(t, only(r, "no_concurrent_dispatches"), 1)
+}
+
+// A write that keeps the record's old pointer applies a result only when
+// its writer was handling that result: a handler of the current dispatch's
+// report that moves the job and keeps the stale dispatch's pointer applied
+// nothing of the stale dispatch.
+func TestKeptPointerAppliesNoOtherResult(t *testing.T) {
+	s, second, retry := retried()
+	s.stop(second, false)
+	own := s.report("w2", "j1", 1, "d1", sut.FailedRetryable)
+	s.move(resultHandler, "j1", engine.StateRunning, 1, "d1", retry.ResultPtr).settle(resultHandler, own, history.SettleAck, false)
+	require.Empty(t, only(s.check(), "result_of_current_dispatch"))
+}

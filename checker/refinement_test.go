@@ -696,3 +696,225 @@ func TestTimeoutNeverPublishedCountsTimeoutsOnly(t *testing.T) {
 	s.dispatch("j3")
 	require.Equal(t, 1, s.check().Figures.TimeoutNeverPublished)
 }
+
+// leaseHandover: replica-1/h takes j1's lock at 3s for 10s (until 13s) and
+// dispatches it; at 13s, the instant that lease ends, replica-2/h takes the
+// lock and schedules the job again under its own token. The caller adds
+// replica-1/h's publish.
+func leaseHandover() *story {
+	s := newStory().submit("j1").commit("j1", engine.StatePending).take("replica-1/h", "j1", "aaaa", 10*time.Second).
+		commit("j1", engine.StateScheduled).fenced("replica-1/h", "aaaa", "aaaa").
+		commit("j1", engine.StateDispatched).fenced("replica-1/h", "aaaa", "aaaa")
+	s.wait(7*time.Second).take("replica-2/h", "j1", "bbbb", 10*time.Second).
+		commit("j1", engine.StateScheduled).fenced("replica-2/h", "bbbb", "bbbb")
+	return s
+}
+
+// publishBy adds a dispatch of j1 by actor at time at, with outcome.
+func (s *story) publishBy(actor string, at time.Duration, outcome history.PublishOutcome) *story {
+	s.publish("j1", 0, outcome)
+	p := &s.h.Publishes[len(s.h.Publishes)-1]
+	p.Actor, p.Time = actor, at
+	return s
+}
+
+// A lease covers its last instant, and so does the take that follows it: a
+// take exactly as the old lease ends is a take after it, so the old holder's
+// publish after that instant overlaps the new holder, while its publish at
+// that very instant is still inside its own lease. A publish the broker
+// refused dispatched nothing and overlaps no one.
+func TestLockExclusiveAtTheLeasesLastInstant(t *testing.T) {
+	require.Equal(t, 13*time.Second, leaseHandover().h.Locks[1].Time, "taken again as the first lease ends")
+
+	late := leaseHandover().publishBy("replica-1/h", 15*time.Second, history.PublishStored)
+	v := only(late.check(), "lock_exclusive")
+	require.Len(t, v, 1, "replica-2/h took the lock as the lease ended and acted before the publish")
+	require.Contains(t, v[0].Message, "replica-2/h took it at 13s")
+
+	atEnd := leaseHandover()
+	atEnd.h.States[len(atEnd.h.States)-1].Time = 13 * time.Second
+	atEnd.publishBy("replica-1/h", 13*time.Second, history.PublishStored)
+	require.Empty(t, only(atEnd.check(), "lock_exclusive"), "published at its lease's last instant")
+
+	refused := leaseHandover().publishBy("replica-1/h", 15*time.Second, history.PublishFailedClean)
+	require.Empty(t, only(refused.check(), "lock_exclusive"), "the broker stored nothing")
+}
+
+// Exclusivity is between holders. A handler whose take the store refused
+// holds nothing, so its write overlaps no lease (fenced_write judges the
+// write); a take while the old lease still ran is one finding, at the take,
+// not a second one at the old holder's late publish.
+func TestLockExclusiveCountsOnlyTakesAfterTheLease(t *testing.T) {
+	refusedTake := newStory().submit("j1").commit("j1", engine.StatePending).
+		take("replica-1/h", "j1", "aaaa", 10*time.Second).
+		commit("j1", engine.StateScheduled).fenced("replica-1/h", "aaaa", "aaaa").
+		commit("j1", engine.StateDispatched).fenced("replica-1/h", "aaaa", "aaaa")
+	refusedTake.wait(10*time.Second).take("replica-2/h", "j1", "bbbb", 10*time.Second)
+	refusedTake.h.Locks[1].Held, refusedTake.h.Locks[1].Until = false, 0
+	refusedTake.commit("j1", engine.StateScheduled).h.States[3].Actor = "replica-2/h"
+	refusedTake.publishBy("replica-1/h", 20*time.Second, history.PublishStored)
+	require.Empty(t, only(refusedTake.check(), "lock_exclusive"))
+
+	early := newStory().submit("j1").commit("j1", engine.StatePending).
+		take("replica-1/h", "j1", "aaaa", 10*time.Second).
+		commit("j1", engine.StateScheduled).fenced("replica-1/h", "aaaa", "aaaa").
+		take("replica-2/h", "j1", "bbbb", 10*time.Second).
+		commit("j1", engine.StateDispatched).fenced("replica-2/h", "bbbb", "bbbb")
+	early.wait(10*time.Second).publishBy("replica-1/h", 20*time.Second, history.PublishStored)
+	v := only(early.check(), "lock_exclusive")
+	require.Len(t, v, 1)
+	require.Equal(t, early.h.Locks[1].Step, v[0].Step, "the take under a running lease")
+}
+
+// A job that ran before it ended and is dispatched once more after: the
+// finding counts the late dispatch, and no run, since the run came first.
+func TestTerminalRedispatchCountsOnlyLaterRuns(t *testing.T) {
+	s := newStory().dispatch("j1").publishAs("j1", 0, "again-1", history.PublishStored)
+	v := only(s.check(), "terminal_job_executed_again")
+	require.Len(t, v, 1)
+	require.Contains(t, v[0].Message, "dispatched 1 more times and executed 0 more times")
+}
+
+// A pause excuses only a publish made after its publisher's lease ran out.
+// One stored at the lease's last instant was made while the publisher held
+// the lock, so its check should have seen the job cancelled: a dispatch of
+// a terminal job, pause or not.
+func TestPauseExcusesNoPublishInsideTheLease(t *testing.T) {
+	s := newStory().submit("j1").commit("j1", engine.StatePending).
+		take("replica-1/h", "j1", "aaaa", 10*time.Second).
+		commit("j1", engine.StateScheduled).fenced("replica-1/h", "aaaa", "aaaa").
+		commit("j1", engine.StateDispatched).fenced("replica-1/h", "aaaa", "aaaa")
+	s.tick()
+	s.h.Faults = append(s.h.Faults, history.FaultRecord{Step: s.step, Time: s.at(), Actor: "replica-1/other",
+		Kind: "ReplicaPauseBeyondLockTTL", Effect: history.EffectPause, Point: history.PointRedis})
+	s.commit("j1", engine.StateCancelled)
+	s.wait(5*time.Second).publishBy("replica-1/h", 13*time.Second, history.PublishStored)
+	require.Equal(t, s.h.Locks[0].Until, s.h.Publishes[0].Time, "published as the lease ended")
+	require.Len(t, only(s.check(), "terminal_job_executed_again"), 1)
+}
+
+// The timing bounds hold up to their tolerance and no further: a TIMEOUT
+// or a grace-window failure exactly 1 ms short of its bound is on time (the
+// 1 ms of timestamp truncation), a nanosecond earlier is early.
+func TestTimingBoundsAtTheirTolerance(t *testing.T) {
+	onTime := timedOut(5 * time.Minute)
+	onTime.h.States[3].Time = onTime.h.States[2].Time + 5*time.Minute - time.Millisecond
+	require.Empty(t, only(onTime.check(), "timeout_not_early"))
+	onTime.h.States[3].Time--
+	require.Len(t, only(onTime.check(), "timeout_not_early"), 1)
+
+	grace := func(after time.Duration) *story {
+		s := newStory().submit("j1")
+		s.h.Routing = []history.RoutingChange{{Routing: noTopics}}
+		s.commit("j1", engine.StatePending).commit("j1", engine.StateScheduled).wait(10*time.Second).commit("j1", engine.StateFailed)
+		s.h.States[2].Time = s.h.States[1].Time + after
+		s.dead("j1", dlqEntry(engine.StateFailed, engine.StateScheduled, engine.ReasonNoPoolMappingTopic))
+		return s
+	}
+	require.Empty(t, only(grace(30*time.Second-time.Millisecond).check(), "grace_not_early"), "grace 30s")
+	v := only(grace(30*time.Second-time.Millisecond-1).check(), "grace_not_early")
+	require.Len(t, v, 1)
+	require.Contains(t, v[0].Message, "29.998999999s in true time")
+}
+
+// Only the record a job ends on is held to a worker's report and to its DLQ
+// entry: a terminal write the store then forgot, followed by another end,
+// left nothing behind. A record pointing at another job's result is no
+// report of its own.
+func TestOnlyTheRecordTheJobEndsOnIsJudged(t *testing.T) {
+	again := newStory().dispatch("j1").lose("j1", engine.StateRunning).commit("j1", engine.StateSucceeded)
+	again.h.Reports[len(again.h.Reports)-1].ResultPtr = "mem://j1-again"
+	again.setFinal("j1", func(f *sut.JobFact) { f.ResultPtr = "mem://j1-again" })
+	require.Empty(t, only(again.check(), "record_matches_result"))
+
+	failedTwice := newStory().submit("j1").commit("j1", engine.StatePending).commit("j1", engine.StateScheduled).
+		commit("j1", engine.StateFailed).lose("j1", engine.StateScheduled).commit("j1", engine.StateRetrying).
+		commit("j1", engine.StateFailed)
+	failedTwice.dead("j1", dlqEntry(engine.StateFailed, engine.StateRetrying, engine.ReasonNoWorkers))
+	require.Empty(t, only(failedTwice.check(), "dlq_entry"))
+
+	borrowed := newStory().dispatch("j2").dispatch("j1")
+	borrowed.setFinal("j1", func(f *sut.JobFact) { f.ResultPtr = "mem://j2" })
+	v := only(borrowed.check(), "record_matches_result")
+	require.Len(t, v, 1)
+	require.Contains(t, v[0].Message, `SUCCEEDED record result_ptr="mem://j2"`)
+}
+
+// A lease's finding names its take, not its latest renewal: r1 took at 3s
+// and renewed at 4s; r2 took while that renewed lease ran.
+func TestLeaseFindingNamesTheTakeNotTheRenewal(t *testing.T) {
+	s := newStory().submit("j1").commit("j1", engine.StatePending).take("r1", "j1", "aaaa", time.Minute).
+		take("r1", "j1", "aaaa", time.Minute).take("r2", "j1", "bbbb", time.Minute)
+	v := only(s.check(), "lock_exclusive")
+	require.Len(t, v, 1)
+	require.Contains(t, v[0].Message, "the lease of token aaaa, taken by r1 at 3s, ran until 1m4s")
+}
+
+// Only the new holder's own acts before the old holder's late publish
+// overlap it: another actor's write after the take, or the new holder's
+// write after the publish, is no second handler inside the lock.
+func TestLockExclusiveCountsOnlyTheNewHoldersActsBefore(t *testing.T) {
+	s := leaseHandover()
+	w := &s.h.States[len(s.h.States)-1]
+	w.Actor, w.Token, w.Holder = "api", "", "" // the write after the take is not replica-2/h's
+	s.publishBy("replica-1/h", 15*time.Second, history.PublishStored).
+		commit("j1", engine.StateDispatched).fenced("replica-2/h", "bbbb", "bbbb")
+	require.Empty(t, only(s.check(), "lock_exclusive"))
+}
+
+// What voids the excuse of a copy held across the terminal commit is a run
+// of that copy: its generation, after it was stored. A run of the
+// generation before the copy was stored, or a worker's repeat after it of
+// another generation that ran before the job ended (exactly-once's), leaves
+// the held copy unrun.
+func TestHeldCopyVoidedOnlyByItsOwnRun(t *testing.T) {
+	const name = "terminal_job_executed_again"
+	held := func(before, after []history.Execution) *story {
+		s := newStory().submit("j1").commit("j1", engine.StatePending).commit("j1", engine.StateScheduled).
+			commit("j1", engine.StateDispatched)
+		for _, e := range before {
+			s.execute("j1", e.Gen, e.DispatchID)
+		}
+		s.tick()
+		s.h.Faults = append(s.h.Faults, history.FaultRecord{Step: s.step, Time: s.at(), Actor: "r1/relay", Kind: "PublishLatency",
+			Effect: history.EffectDelay, Point: history.PointPublish, Target: "worker.w1.jobs j1"})
+		s.commit("j1", engine.StateCancelled)
+		s.tick()
+		s.h.Publishes = append(s.h.Publishes, history.PublishRecord{Step: s.step, Time: s.at(), Actor: "r1/relay",
+			Subject: "worker.w1.jobs", MsgID: "jobreq:j1", JobID: "j1", Dispatch: true, Outcome: history.PublishStored})
+		for _, e := range after {
+			s.execute("j1", e.Gen, e.DispatchID)
+		}
+		return s
+	}
+	gen0 := []history.Execution{{Gen: 0, DispatchID: "d0"}}
+	gen1 := []history.Execution{{Gen: 1, DispatchID: "d1"}}
+	require.Empty(t, only(held(gen0, nil).check(), name), "the generation ran before the copy was stored")
+	require.Empty(t, only(held(gen1, gen1).check(), name), "a repeat of another generation's run")
+	require.Len(t, only(held(nil, gen0).check(), name), 1, "the held copy ran")
+}
+
+// tenant_cap counts a tenant's jobs in the states the spec names active; a
+// spec that names none declares nothing to count, so even a tenant capped
+// at zero is not judged by it.
+func TestTenantCapNeedsTheActiveStates(t *testing.T) {
+	sys := cordumSpec
+	sys.TenantMaxActive, sys.TenantActive = map[string]int{"acme": 0}, nil
+	s := newStory().dispatch("j1").ofTenant("j1", "acme")
+	require.Empty(t, only(s.checkSystem(sys), "tenant_cap"))
+
+	sys.TenantActive = cordumSpec.TenantActive
+	require.Len(t, only(newStory().dispatch("j1").ofTenant("j1", "acme").checkSystem(sys), "tenant_cap"), 1,
+		"the same spec naming its active states holds the cap of zero")
+}
+
+// A history that begins with the job already DISPATCHED records no move
+// into that state, so it gives no start to time the stay from: the guard
+// does not time it from zero.
+func TestTimeoutOfAStayWithNoRecordedStartIsNotJudged(t *testing.T) {
+	s := newStory().submit("j1")
+	s.last["j1"] = engine.StateDispatched
+	s.commit("j1", engine.StateTimeout)
+	s.dead("j1", dlqEntry(engine.StateTimeout, engine.StateDispatched, engine.ReasonDispatchTimeout))
+	require.Empty(t, only(s.check(), "timeout_not_early"))
+}
