@@ -145,3 +145,22 @@ func TestUncoveredRepublishIsExcusedOnlyAfterAnAmbiguousPublish(t *testing.T) {
 		Spec: Spec{ExactlyOnceUncovered: true}})
 	require.Equal(t, []string{"exactly_once_publish: engine ordering"}, dedupLayers(r), "no fault made the first outcome unknown")
 }
+
+// World-swarm seed 600093: the re-publish went to another worker's subject.
+// Deployed with a stream per subject, that copy was in a window of its own,
+// which the broker rightly kept: the engine's ordering, not the broker's. In
+// one stream for both subjects, the broker should have dropped it.
+func TestRepublishToAnotherStreamBlamesEngineOrdering(t *testing.T) {
+	s := ambiguousThenRepublished(5*time.Second, history.PublishStored)
+	for i := range s.h.Publishes {
+		if i > 0 {
+			s.h.Publishes[i].Subject = "worker.w2.jobs"
+		}
+	}
+	split := &history.BusConfig{Dedup: true, DedupWindow: 2 * time.Minute, SplitStreams: true}
+	r := s.checkWithBus(split)
+	require.Equal(t, []string{"exactly_once_publish: engine ordering", "exactly_once_execution: engine ordering"}, dedupLayers(r))
+	require.Contains(t, r.Violations[0].Message, "to worker.w2.jobs on stream ALL/worker.w2.jobs: the copy on stream ALL/worker.w1.jobs")
+	require.Equal(t, []string{"exactly_once_publish: broker", "exactly_once_execution: broker"},
+		dedupLayers(s.checkWithBus(jetStream)), "one stream holds both subjects")
+}

@@ -153,7 +153,11 @@ func (c *run) repeatLayer(before []history.PublishRecord, p history.PublishRecor
 	}
 	gap := p.Time - prev.Time
 	dedup, window, known := c.brokerDedup()
+	first, again := c.streamOf(prev.Subject), c.streamOf(p.Subject)
 	switch {
+	case first != again:
+		return DedupEngineOrdering, fmt.Sprintf("%s published again %s after the stored copy, to %s on stream %s: the copy on stream %s (%s) is in another duplicate window",
+			p.MsgID, gap, p.Subject, again, first, prev.Subject)
 	case !dedup:
 		return DedupEngineOrdering, fmt.Sprintf("%s published again %s after the stored copy, with broker de-duplication off", p.MsgID, gap)
 	case gap >= window:
@@ -165,6 +169,15 @@ func (c *run) repeatLayer(before []history.PublishRecord, p history.PublishRecor
 		// means the broker was not de-duplicating.
 		return DedupEngineOrdering, fmt.Sprintf("%s published again %s after the stored copy, which a de-duplicating broker would have dropped", p.MsgID, gap)
 	}
+}
+
+// streamOf names the broker stream that held subject in the world's
+// deployment ("" when the input does not carry the broker's config).
+func (c *run) streamOf(subject string) string {
+	if c.in.Bus == nil {
+		return ""
+	}
+	return c.in.Bus.StreamOf(subject)
 }
 
 // brokerDedup is the broker's de-duplication as the world ran it; known is

@@ -108,12 +108,16 @@ func checkLeastLoaded(c *run) {
 			continue
 		}
 		views := c.replicaViews(group(p.Actor), from.Step, to.Step)
+		keep := ""
+		if sys.RepublishKeepsWorker && c.republished(p) {
+			keep = chosen
+		}
 		picks := map[string]bool{}
 		var seen []string
 		for _, v := range views {
 			for _, t := range []time.Duration{from.Time, to.Time} {
 				_, pools := c.in.History.RoutingOf(group(p.Actor), t).Eligible(job.Topic, job.Requires)
-				best, why := v.pick(sys, pools, t)
+				best, why := v.pick(sys, pools, t, keep)
 				picks[best] = true
 				seen = append(seen, why)
 			}
@@ -124,6 +128,20 @@ func checkLeastLoaded(c *run) {
 				p.Actor, p.JobID, chosen, from.Step, to.Step, strings.Join(dedupe(seen), "; "))
 		}
 	}
+}
+
+// republished reports whether p repeats an earlier publish of its message
+// id to its subject: a re-publish the rule keeps on the first copy's worker.
+func (c *run) republished(p history.PublishRecord) bool {
+	for _, q := range c.in.History.Publishes {
+		if q.Step >= p.Step {
+			return false
+		}
+		if q.Dispatch && q.JobID == p.JobID && q.MsgID == p.MsgID && q.Subject == p.Subject {
+			return true
+		}
+	}
+	return false
 }
 
 // pickWindow is the publishing handler's move into the scheduled state and
@@ -237,7 +255,9 @@ func (c *run) registryChanges(replica string, since, to uint64) []registryChange
 
 // pick is the least-loaded rule over the view's live workers of pools at
 // time t: the chosen worker ("" none) and a line saying why.
-func (v registryView) pick(sys sut.Spec, pools []string, t time.Duration) (string, string) {
+// pick is the worker the least-loaded rule picks from v at t: keep, if it is
+// live and not overloaded (a re-publish's first worker), else the lowest score.
+func (v registryView) pick(sys sut.Spec, pools []string, t time.Duration, keep string) (string, string) {
 	var ids []string
 	for id, w := range v {
 		if contains(pools, w.Pool) && t-w.seen <= sys.WorkerTTL {
@@ -256,6 +276,9 @@ func (v registryView) pick(sys sut.Spec, pools []string, t time.Duration) (strin
 			continue
 		}
 		parts = append(parts, fmt.Sprintf("%s %.2f", id, s))
+		if id == keep {
+			return keep, fmt.Sprintf("at %s: %s kept for the re-publish", t, keep)
+		}
 		if best == "" || s < score {
 			best, score = id, s
 		}

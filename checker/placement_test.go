@@ -385,3 +385,35 @@ func TestAMisplacedDispatchIsReportedOnce(t *testing.T) {
 	require.Empty(t, only(Check(Input{History: &u.h, Final: u.final, DLQ: u.dlq, System: cordumSpec,
 		Workers: []WorkerFact{{ID: "w1", Pool: "general"}}}), "placement"))
 }
+
+// A re-publish under the first copy's message id keeps the first copy's
+// worker while it can take the job (world-swarm 600093): w1, not the less
+// loaded w2, is then the pick. A first publish gets no such leave, nor a
+// re-publish under another id, nor a system that does not declare the rule.
+func TestARepublishKeepsItsFirstWorker(t *testing.T) {
+	republish := func(id string) *pickStory {
+		s := newPickStory().beat("replica-1", "w1", 0, 0, 10).schedule().dispatched().sendTo("w1")
+		s.h.Publishes[0].MsgID, s.h.Publishes[0].Outcome = "jobreq:j1", history.PublishFailedStored
+		s.beat("replica-1", "w1", 2, 0, 10) // busier now than w2
+		s.commit("j1", engine.StateScheduled)
+		s.by("replica-1/h")
+		s.dispatched().sendTo("w1")
+		s.h.Publishes[1].MsgID = id
+		return s
+	}
+	require.Empty(t, republish("jobreq:j1").judge())
+	require.Len(t, republish("jobreq:j1:1").judge(), 1, "another id: a fresh pick")
+
+	spec := cordumSpec
+	spec.RepublishKeepsWorker = false
+	s := republish("jobreq:j1")
+	s.h.End = s.at()
+	workers := []WorkerFact{{ID: "w1", Pool: "general", Subject: "worker.w1.jobs"}, {ID: "w2", Pool: "general", Subject: "worker.w2.jobs"}}
+	v := only(Check(Input{History: &s.h, Final: s.final, DLQ: s.dlq, System: spec, Workers: workers, Heartbeats: s.beats}), "placement")
+	require.Len(t, v, 1, "without the declared rule the re-publish to w1 is misplaced")
+
+	// An overloaded first worker is not kept.
+	over := republish("jobreq:j1")
+	over.beats[len(over.beats)-1].MaxParallel = 2
+	require.NotEmpty(t, over.judge())
+}

@@ -120,3 +120,50 @@ func TestRetryingGenerationHasItsOwnDedupWindow(t *testing.T) {
 		require.Equal(t, StateRunning, te.state(t, "j1"))
 	})
 }
+
+// World-swarm seed 600093: after an ambiguous publish to w1 the pick names
+// w2. A copy on w2's subject may sit in another stream, where the broker
+// would keep it beside the first: the re-publish is withheld and the job
+// waits DISPATCHED for the first copy's result, as outside the window.
+func TestRedispatchToAnotherWorkerSubjectIsWithheld(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, env *testEnv) {
+		te := newTestEngine(t, env)
+		te.bus.stored = true
+		te.bus.failNext("worker.", 1)
+
+		_, retry := AsRetryAfter(te.HandleJobRequest(ctx, req("j1")))
+		require.True(t, retry)
+		require.Equal(t, WorkerSubject("w1"), te.bus.published[0].Subject)
+
+		te.env.clock.Advance(DefaultWorkerTTL + time.Second) // w1 falls silent, inside the window
+		te.heartbeat("w2", "general", 0)
+		require.NoError(t, te.HandleJobRequest(ctx, req("j1")))
+		require.Equal(t, 1, te.bus.count("worker."), "no copy on w2's subject")
+		require.Equal(t, StateDispatched, te.state(t, "j1"))
+		require.Equal(t, 1.0, te.counter(te.metrics.republishWithheld.WithLabelValues("default")))
+
+		result := JobResult{JobID: "j1", WorkerID: "w1", Status: ResultSucceeded, ResultPtr: "mem://j1", DispatchGen: 0}
+		require.NoError(t, te.HandleJobResult(ctx, result))
+		require.Equal(t, StateSucceeded, te.state(t, "j1"))
+	})
+}
+
+// While the first copy's worker can still take the job, the re-publish goes
+// to it, though another worker is now less loaded: the broker drops the copy
+// if the first was stored.
+func TestRedispatchKeepsTheFirstCopysWorker(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, env *testEnv) {
+		te := newTestEngine(t, env)
+		te.bus.failNext("worker.", 1)
+
+		_, retry := AsRetryAfter(te.HandleJobRequest(ctx, req("j1")))
+		require.True(t, retry)
+		te.heartbeat("w1", "general", 2) // busier than w2 now
+		te.heartbeat("w2", "general", 0)
+		require.NoError(t, te.HandleJobRequest(ctx, req("j1")))
+		require.Equal(t, 1, te.bus.count("worker."))
+		require.Equal(t, WorkerSubject("w1"), te.bus.published[0].Subject)
+		require.Equal(t, DispatchMessageID("j1", 0), te.bus.published[0].Msg.ID)
+		require.Equal(t, StateRunning, te.state(t, "j1"))
+	})
+}

@@ -82,7 +82,7 @@ func (e *Engine) processJob(ctx context.Context, req JobRequest, lock *heldLock)
 			return e.storeRetry(err)
 		}
 		if !inside {
-			return e.awaitEarlierPublish(ctx, job, lock, msgID)
+			return e.awaitEarlierPublish(ctx, job, lock, msgID, "outside the de-duplication window")
 		}
 	}
 
@@ -102,9 +102,19 @@ func (e *Engine) processJob(ctx context.Context, req JobRequest, lock *heldLock)
 	}
 	job.State, job.Version, job.Attempts = StateScheduled, res.Version, res.Attempts
 
-	workerID, err := e.pick(ctx, job)
+	keep := ""
+	if earlierAttempt {
+		keep = job.PublishWorker
+	}
+	workerID, err := e.pick(ctx, job, keep)
 	if err != nil {
 		return e.handlePickError(ctx, job, lock, err)
+	}
+	if earlierAttempt && workerID != job.PublishWorker {
+		// The first copy's worker can take no more: a copy on another
+		// worker's subject may sit in another stream, and another window.
+		return e.awaitEarlierPublish(ctx, job, lock, msgID,
+			fmt.Sprintf("its worker %s is gone or overloaded", orUnknown(job.PublishWorker)))
 	}
 
 	dispatchID := newToken(e.rand)
@@ -117,8 +127,8 @@ func (e *Engine) processJob(ctx context.Context, req JobRequest, lock *heldLock)
 		// Recorded with DISPATCHED, before the publish it dates, on the
 		// store's clock: the window of every later re-publish of this message
 		// id counts from here, whichever replica makes it.
-		job.PublishMsgID = msgID
-		fields = append(fields, Field{"publish_msg_id", msgID})
+		job.PublishMsgID, job.PublishWorker = msgID, workerID
+		fields = append(fields, Field{"publish_msg_id", msgID}, Field{"publish_worker", workerID})
 		stamped = []string{"publish_first_at"}
 	}
 	res, err = e.store.Transition(ctx, Transition{JobID: job.ID, From: StateScheduled, Version: job.Version,
@@ -314,28 +324,35 @@ func (e *Engine) stillInsideDedupWindow(ctx context.Context, job *Job, at time.T
 	return err == nil && inside
 }
 
+func orUnknown(s string) string {
+	if s == "" {
+		return "(unrecorded)"
+	}
+	return s
+}
+
 // awaitEarlierPublish parks a job whose earlier publish of msgID may have been
-// stored, now that a re-publish would fall outside the broker's window: it
-// writes DISPATCHED without publishing, so the redelivery gate holds it, the
-// first copy's result (same generation) completes it, and if that copy was
-// never stored the reconciler times it out. A TIMEOUT is the price of not
-// knowing; a second execution would be worse.
-func (e *Engine) awaitEarlierPublish(ctx context.Context, job *Job, lock *heldLock, msgID string) error {
+// stored, now that the broker might not drop a re-publish (why): it writes
+// DISPATCHED without publishing, so the redelivery gate holds it, the first
+// copy's result (same generation) completes it, and if that copy was never
+// stored the reconciler times it out. A TIMEOUT is the price of not knowing;
+// a second execution would be worse.
+func (e *Engine) awaitEarlierPublish(ctx context.Context, job *Job, lock *heldLock, msgID, why string) error {
 	_, err := e.store.Transition(ctx, Transition{JobID: job.ID, From: job.State, Version: job.Version,
 		To: StateDispatched, Fence: lock,
-		Reason: fmt.Sprintf("await publish of %s: first attempted at %d, outside the de-duplication window",
-			msgID, job.PublishFirstAt.UnixMilli())})
+		Reason: fmt.Sprintf("await publish of %s: first attempted at %d, %s", msgID, job.PublishFirstAt.UnixMilli(), why)})
 	if err != nil {
 		return e.storeRetry(err)
 	}
 	e.metrics.republishWithheld.WithLabelValues(job.Topic).Inc()
-	e.log.Warn("re-publish withheld: de-duplication window passed; awaiting the first copy's result or the dispatch timeout",
-		"job_id", job.ID, "msg_id", msgID)
+	e.log.Warn("re-publish withheld; awaiting the first copy's result or the dispatch timeout",
+		"job_id", job.ID, "msg_id", msgID, "why", why)
 	return nil
 }
 
-// pick chooses the worker for the job, checking the tenant's cap first.
-func (e *Engine) pick(ctx context.Context, job *Job) (string, error) {
+// pick chooses the worker for the job, checking the tenant's cap first;
+// keep names a worker to keep while it can take the job ("": none).
+func (e *Engine) pick(ctx context.Context, job *Job, keep string) (string, error) {
 	if limit, ok := e.cfg.TenantMaxActive[job.Tenant]; ok && job.Tenant != "" {
 		n, err := e.store.TenantActive(ctx, job.Tenant)
 		if err != nil {
@@ -345,7 +362,7 @@ func (e *Engine) pick(ctx context.Context, job *Job) (string, error) {
 			return "", schedErr(ReasonTenantLimit, false, "tenant %q has %d active jobs (limit %d)", job.Tenant, n, limit)
 		}
 	}
-	return pickLeastLoaded(e.routing.Load(), e.registry, job.Request(), e.clock.Now())
+	return pickKeeping(e.routing.Load(), e.registry, job.Request(), e.clock.Now(), keep)
 }
 
 // causeAtCap names why a job that reached the retry cap could not be placed,
@@ -358,7 +375,7 @@ func (e *Engine) causeAtCap(ctx context.Context, job *Job, recorded ReasonCode) 
 	if recorded == "" {
 		return ReasonMaxSchedulingRetries, nil
 	}
-	_, err := e.pick(ctx, job)
+	_, err := e.pick(ctx, job, "")
 	var se *SchedulingError
 	switch {
 	case errors.As(err, &se):

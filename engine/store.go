@@ -58,8 +58,11 @@ type Job struct {
 	// PublishMsgID and PublishFirstAt record the first publish attempt of the
 	// job's current dispatch message id, written with DISPATCHED before that
 	// publish: a re-publish under the same id is safe only inside the broker's
-	// de-duplication window, counted from here.
+	// de-duplication window, counted from here, and only to the worker
+	// of the first attempt (PublishWorker): a deployment may keep each
+	// worker's subject in a stream, and so a window, of its own.
 	PublishMsgID   string
+	PublishWorker  string
 	PublishFirstAt time.Time
 	CreatedAt      time.Time
 	UpdatedAt      time.Time
@@ -292,6 +295,7 @@ func decodeJob(id string, h map[string]string) (*Job, error) {
 		LastErrorCode: ReasonCode(h["last_error_code"]),
 		LastError:     h["last_error"],
 		PublishMsgID:  h["publish_msg_id"],
+		PublishWorker: h["publish_worker"],
 	}
 	if r := h["requires"]; r != "" {
 		j.Requires = strings.Split(r, ",")

@@ -136,6 +136,13 @@ func loadScore(w Heartbeat) float64 { return float64(w.Active) + w.CPU/100 + w.G
 // valid preferred pool, filtered by requires; among their live workers that are
 // not overloaded, the lowest score wins, ties broken by worker id.
 func pickLeastLoaded(routing *Routing, reg *WorkerRegistry, req JobRequest, now time.Time) (string, error) {
+	return pickKeeping(routing, reg, req, now, "")
+}
+
+// pickKeeping is pickLeastLoaded, but keeps worker keep while it is live,
+// eligible and not overloaded: a re-publish of a message id must go to the
+// subject its first copy went to, where the broker may drop it.
+func pickKeeping(routing *Routing, reg *WorkerRegistry, req JobRequest, now time.Time, keep string) (string, error) {
 	topicPools := routing.Topics[req.Topic]
 	if req.PreferredPool != "" {
 		if !containsFold(topicPools, req.PreferredPool) {
@@ -163,6 +170,9 @@ func pickLeastLoaded(routing *Routing, reg *WorkerRegistry, req JobRequest, now 
 	for i, w := range workers {
 		if overloaded(w) {
 			continue
+		}
+		if w.WorkerID == keep {
+			return keep, nil
 		}
 		if best < 0 || loadScore(w) < loadScore(workers[best]) {
 			best = i

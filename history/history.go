@@ -6,7 +6,9 @@
 package history
 
 import (
+	"fmt"
 	"hash/fnv"
+	"strings"
 	"time"
 
 	"github.com/dispatchsim/dispatchsim/sut"
@@ -394,12 +396,58 @@ const (
 // BusConfig is the simulated broker's behaviour, modelled on a JetStream
 // deployment. Zero values mean the defaults noted.
 type BusConfig struct {
-	// Dedup drops a publish whose message id was stored within DedupWindow.
+	// Dedup drops a publish whose message id was stored within DedupWindow
+	// on the same stream.
 	Dedup       bool
 	DedupWindow time.Duration // 2m
 	AckWait     time.Duration // 10m: an unacked delivery comes back after this
 	MaxDeliver  int           // 100: then the message is terminated
+	// MaxAckPending caps a consumer's unsettled deliveries (1000): new
+	// messages wait while it is reached; redeliveries do not.
+	MaxAckPending int
+	// Streams is the deployment's topology: which subjects share a stream,
+	// and so a duplicate window. A publish to a subject no stream holds
+	// fails. Nil: the system's declared streams (sut.Spec.Streams), else
+	// one stream holding every subject.
+	Streams []sut.Stream
+	// SplitStreams deploys every subject in a stream of its own: a message
+	// id is de-duplicated against its own subject only.
+	SplitStreams bool
 }
+
+// Topology describes the streams for people: "NAME[subject ...] ...", and
+// whether every subject is split into a stream of its own.
+func (c BusConfig) Topology() string {
+	var b strings.Builder
+	for i, s := range c.WithDefaults().Streams {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		fmt.Fprintf(&b, "%s[%s]", s.Name, strings.Join(s.Subjects, " "))
+	}
+	if c.SplitStreams {
+		b.WriteString(", split: a stream per subject")
+	}
+	return b.String()
+}
+
+// StreamOf names the stream that holds subject ("" when none does): under
+// SplitStreams, the subject's own within the declared stream holding it.
+func (c BusConfig) StreamOf(subject string) string {
+	for _, s := range c.WithDefaults().Streams {
+		if !s.Holds(subject) {
+			continue
+		}
+		if c.SplitStreams {
+			return s.Name + "/" + subject
+		}
+		return s.Name
+	}
+	return ""
+}
+
+// AllSubjects is the topology of one stream holding every subject.
+var AllSubjects = []sut.Stream{{Name: "ALL", Subjects: []string{">"}}}
 
 // WithDefaults fills in the zero values.
 func (c BusConfig) WithDefaults() BusConfig {
@@ -411,6 +459,12 @@ func (c BusConfig) WithDefaults() BusConfig {
 	}
 	if c.MaxDeliver == 0 {
 		c.MaxDeliver = 100
+	}
+	if c.MaxAckPending == 0 {
+		c.MaxAckPending = 1000
+	}
+	if c.Streams == nil {
+		c.Streams = AllSubjects
 	}
 	return c
 }

@@ -313,6 +313,18 @@ var All = []Mutant{
 		Scenario: "swarm",
 		Catches:  []string{"exactly_once_publish", "exactly_once_execution"},
 	},
+	{
+		Name:        "republish-to-another-stream",
+		Origin:      "regression republish-to-another-stream (world-swarm seed 600093)",
+		Description: "a re-publish of a message id whose earlier publish may be stored goes to whichever worker the pick names now, though the broker may keep that worker's subject on a stream of its own, with a window of its own",
+		Edits: []Edit{{File: "engine/scheduler.go",
+			From: "\tworkerID, err := e.pick(ctx, job, keep)\n",
+			To:   "\tworkerID, err := e.pick(ctx, job, keep[:0])\n"}, {File: "engine/scheduler.go",
+			From: "\tif earlierAttempt && workerID != job.PublishWorker {\n",
+			To:   "\tif earlierAttempt && workerID != job.PublishWorker && false {\n"}},
+		Scenario: "world-swarm",
+		Catches:  []string{"exactly_once_publish", "exactly_once_execution"},
+	},
 }
 
 // Lookup finds a mutant by name.

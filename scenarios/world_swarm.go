@@ -97,6 +97,21 @@ func drawWorld(seed uint64, base World) (World, checker.Spec) {
 	}
 	w.Options.LockTTL = between(rng, 10*time.Second, 60*time.Second)
 
+	// The broker's deployment, drawn last so the draws above stay as they
+	// were: the system's declared streams, one stream for every subject, or
+	// a stream per subject (a duplicate window per subject: a system that
+	// re-publishes a message id on another subject is caught relying on one
+	// window for them all); and sometimes a small max ack pending.
+	switch r := rng.Float64(); {
+	case r < 0.15:
+		bus.Streams = sim.AllSubjects
+	case r < 0.4:
+		bus.SplitStreams = true
+	}
+	if rng.Float64() < 0.25 {
+		bus.MaxAckPending = 4 + rng.IntN(61)
+	}
+
 	// What the checkers hold the world to: exactly-once only where a
 	// de-duplication layer covers a re-dispatch after an ambiguous publish.
 	spec := checker.Spec{ExactlyOnceUncovered: !bus.Dedup}

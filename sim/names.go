@@ -65,6 +65,9 @@ type (
 	BusConfig      = history.BusConfig
 )
 
+// AllSubjects is the broker topology of one stream for every subject.
+var AllSubjects = history.AllSubjects
+
 const (
 	PointRedis                  = history.PointRedis
 	PointPublish                = history.PointPublish

@@ -63,11 +63,7 @@ func (w *World) startReplica(r *replica) {
 	}
 	r.sys = sys
 	for _, s := range sys.Subscriptions() {
-		queue := s.Queue
-		if queue == "" {
-			queue = r.name // every replica gets its own copy
-		}
-		b.SubscribeHandler(s.Subject, queue, r.name, s.Handler)
+		b.SubscribeHandler(s.Subject, s.Queue, r.name, s.Handler)
 	}
 }
 

@@ -79,6 +79,10 @@ func (c Config) withDefaults() Config {
 	if c.System == nil {
 		panic("sim: Config.System is required") // a harness bug, not an input error
 	}
+	if c.Bus.Streams == nil {
+		c.Bus.Streams = c.System.Spec(c.Options).Streams // the system's deployment
+	}
+	c.Bus = c.Bus.WithDefaults()
 	if c.Options.Routing.Topics == nil {
 		c.Options.Routing = sut.Routing{
 			Topics: map[string][]string{"default": {"general"}, "gpu": {"gpu-pool"}},

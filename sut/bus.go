@@ -34,11 +34,23 @@ type Handler interface {
 }
 
 // Subscription is a consumer a process registers: one delivery of each
-// message per queue.
+// message per queue, to one of the queue's members (a durable consumer that
+// keeps what arrives while no member is there). Queue "" subscribes the
+// process alone to every message from now on (fan-out): a process that
+// restarts starts afresh, as a JetStream consumer with deliver policy new.
 type Subscription struct {
-	Subject string // exact, or a prefix ending in '>'
+	Subject string // a NATS subject pattern: '*' one token, a final '>' the rest
 	Queue   string
 	Handler Handler
+}
+
+// Stream is a set of subjects a deployment's broker keeps together: they
+// share one duplicate window (a message id is dropped as a copy only on the
+// stream it was first stored on), and a subject no stream holds cannot be
+// published to.
+type Stream struct {
+	Name     string
+	Subjects []string // NATS subject patterns
 }
 
 // JSON adapts a typed handler: messages decoded as JSON into T, or dropped

@@ -92,6 +92,11 @@ type Spec struct {
 	// until the worker's next heartbeat.
 	LeastLoaded bool
 	WorkerTTL   time.Duration
+	// RepublishKeepsWorker: a dispatch re-published under its first
+	// message id goes to the worker the first copy went to while that
+	// worker is live and not overloaded, whatever the least-loaded rule
+	// says (the broker drops a copy only on the stream of the first).
+	RepublishKeepsWorker bool
 	// RunAdmission is true when the gateway admits workflow runs (Admission).
 	RunAdmission bool
 	// RunRequests are the limits a run start is held to before admission.
@@ -169,6 +174,11 @@ type Spec struct {
 	// fires that much more often for a system that writes less, so it still
 	// fires over a suite's seeds.
 	ReplicaWritesPerJob int
+	// Streams is the broker topology the system is deployed with: which
+	// subjects share a stream, and so a duplicate window (nil: one stream
+	// holding every subject). Worlds may deploy it otherwise
+	// (history.BusConfig), to show what the system relies on.
+	Streams []Stream
 }
 
 // CancelWriter says who writes a client's cancel (Spec.Cancels).

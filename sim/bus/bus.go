@@ -2,12 +2,12 @@ package bus
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"reflect"
 	"sort"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/dispatchsim/dispatchsim/history"
@@ -18,33 +18,66 @@ import (
 // Handler consumes one raw message and settles it.
 type Handler func(ctx context.Context, data []byte) sut.Settle
 
-// Bus is the simulated broker: subjects, queue groups (each message goes to one
-// member of each queue), acks, NAK delays, ack-wait redelivery, max deliver and
-// optional de-duplication by message id. It records what it stored.
+// Bus is the simulated broker, shaped like a JetStream deployment: streams
+// (each a set of subjects with its own duplicate window), durable consumers
+// (one per queue and subject, shared by the queue's members: each message to
+// one of them) and fan-out consumers (a subscriber's own, started afresh with
+// it), acks and NAKs settled by stream sequence, NAK with delay, ack-wait
+// redelivery ahead of new messages, max deliver and max ack pending. It
+// records what it stored.
 type Bus struct {
-	k       *kernel.Kernel
-	host    kernel.Host
-	hist    *history.History
-	obs     sut.Observer
-	cfg     history.BusConfig
-	rng     *rand.Rand
-	subs    []*subscription
-	seen    map[string]time.Duration // message id -> when stored
-	members []*subscription          // deliver's scratch list
+	k         *kernel.Kernel
+	host      kernel.Host
+	hist      *history.History
+	obs       sut.Observer
+	cfg       history.BusConfig
+	rng       *rand.Rand
+	subs      []*subscription
+	streams   map[string]*stream // by name (history.BusConfig.StreamOf)
+	bySubject map[string]*stream // streamOf's answers; nil: no stream holds it
+	// consumers in the order they were made: deliveries are handed out in it
+	consumers []*consumer
+	log       []*message      // every stored message, for a durable consumer made later
+	members   []*subscription // pump's scratch list
 	// decoded payloads of plain types, by handler type and bytes (see decode)
 	decoded map[reflect.Type]map[string]any
 	seq     uint64
-	// inflight counts deliveries not yet settled (acked, dropped or terminated).
-	inflight int
 	// unsettled are the deliveries a handler holds, by actor name, for inspection.
 	unsettled map[string]InFlight
 	// draining are groups handed no more deliveries (StopDeliveries).
 	draining map[string]bool
 }
 
+// stream is what the broker remembers of a stream: the message ids it
+// stored, for its duplicate window.
+type stream struct {
+	seen map[string]time.Duration // message id -> when stored
+}
+
+// consumer is JetStream's consumer state: what waits to be delivered, what
+// is due again, and what is delivered and unsettled (ack pending).
+type consumer struct {
+	queue, filter string
+	// fanOut: a subscriber's own consumer (owner), gone when it unsubscribes
+	fanOut  bool
+	owner   string
+	deleted bool
+	waiting []*message // stored, never delivered, in stream order
+	due     []*pending // redeliveries due, handed out before waiting
+	pending map[uint64]*pending
+}
+
+// pending is a message delivered and not yet settled. Every (re)scheduling
+// bumps epoch, so a superseded ack-wait or NAK timer does nothing.
+type pending struct {
+	m     *message
+	count int // deliveries so far
+	epoch int
+}
+
 type subscription struct {
-	subject string // exact, or a prefix ending in '>'
-	queue   string // consumer name: one delivery per queue per message
+	subject string // a NATS subject pattern
+	queue   string // the queue; "" for fan-out (the group's own consumer)
 	group   string // the actor group that runs the handler
 	handler Handler
 	decoder sut.Handler // instead of handler: takes the decoded message
@@ -118,13 +151,6 @@ func plainType(t reflect.Type) bool {
 	return false
 }
 
-func (s *subscription) matches(subject string) bool {
-	if p, ok := strings.CutSuffix(s.subject, ">"); ok {
-		return strings.HasPrefix(subject, p)
-	}
-	return s.subject == subject
-}
-
 type message struct {
 	seq     uint64
 	subject string
@@ -150,22 +176,75 @@ type message struct {
 // New returns the bus of a world; which member of a queue gets a message is
 // drawn from the "bus" PRNG of the seed tree.
 func New(env kernel.Env, cfg history.BusConfig) *Bus {
-	return &Bus{k: env.Kernel, host: env.Host, hist: env.History, obs: env.Observer, cfg: cfg.WithDefaults(),
-		rng: env.Seeds.Child("bus"), seen: map[string]time.Duration{}, unsettled: map[string]InFlight{},
-		decoded: map[reflect.Type]map[string]any{}}
+	cfg = cfg.WithDefaults()
+	b := &Bus{k: env.Kernel, host: env.Host, hist: env.History, obs: env.Observer, cfg: cfg,
+		rng: env.Seeds.Child("bus"), streams: map[string]*stream{}, bySubject: map[string]*stream{}, unsettled: map[string]InFlight{}, decoded: map[reflect.Type]map[string]any{}}
+	return b
 }
 
-// Subscribe adds a consumer. Subscriptions of a crashed group receive nothing
-// until the group resubscribes.
+// Subscribe adds a member to the consumer of (queue, subject), made with the
+// first member; queue "" is a fan-out subscriber: a consumer of the group's
+// own, from now on, gone when the group unsubscribes.
 func (b *Bus) Subscribe(subject, queue, group string, h Handler) {
-	b.subs = append(b.subs, &subscription{subject: subject, queue: queue, group: group, handler: h})
+	b.join(&subscription{subject: subject, queue: queue, group: group, handler: h})
 }
 
-// SubscribeHandler adds a consumer that takes decoded messages: a system's
-// handler or a worker.
+// SubscribeHandler is Subscribe for a handler that takes decoded messages: a
+// system's handler or a worker.
 func (b *Bus) SubscribeHandler(subject, queue, group string, h sut.Handler) {
-	b.subs = append(b.subs, &subscription{subject: subject, queue: queue, group: group, decoder: h,
-		decoderType: reflect.TypeOf(h)})
+	b.join(&subscription{subject: subject, queue: queue, group: group, decoder: h, decoderType: reflect.TypeOf(h)})
+}
+
+func (b *Bus) join(s *subscription) {
+	b.subs = append(b.subs, s)
+	c := b.consumerOf(s)
+	if c == nil {
+		c = &consumer{queue: s.queue, filter: s.subject, pending: map[uint64]*pending{}}
+		if s.queue == "" {
+			c.fanOut, c.owner = true, s.group
+		} else {
+			// A durable consumer delivers what its stream already holds.
+			for _, m := range b.log {
+				if sut.SubjectMatches(c.filter, m.subject) {
+					c.waiting = append(c.waiting, m)
+				}
+			}
+		}
+		b.consumers = append(b.consumers, c)
+	}
+	b.pump(c)
+}
+
+// consumerOf is the consumer s is a member of, if it exists yet.
+func (b *Bus) consumerOf(s *subscription) *consumer {
+	for _, c := range b.consumers {
+		if c.filter != s.subject {
+			continue
+		}
+		if s.queue == "" && c.fanOut && c.owner == s.group || s.queue != "" && c.queue == s.queue {
+			return c
+		}
+	}
+	return nil
+}
+
+// member reports whether s serves c.
+func (c *consumer) member(s *subscription) bool {
+	if s.subject != c.filter {
+		return false
+	}
+	if c.fanOut {
+		return s.queue == "" && s.group == c.owner
+	}
+	return s.queue == c.queue
+}
+
+// name is the consumer's queue as inspection reports it.
+func (c *consumer) name() string {
+	if c.fanOut {
+		return c.owner
+	}
+	return c.queue
 }
 
 // StopDeliveries hands a group's subscriptions nothing more, as a draining
@@ -179,7 +258,8 @@ func (b *Bus) StopDeliveries(group string) {
 	b.draining[group] = true
 }
 
-// Unsubscribe removes a group's subscriptions (before it resubscribes).
+// Unsubscribe removes a group's subscriptions (before it resubscribes) and
+// its fan-out consumers: a subscriber that returns starts afresh.
 func (b *Bus) Unsubscribe(group string) {
 	delete(b.draining, group)
 	kept := b.subs[:0]
@@ -190,7 +270,18 @@ func (b *Bus) Unsubscribe(group string) {
 			s.gone = true
 		}
 	}
+	clear(b.subs[len(kept):])
 	b.subs = kept
+	cs := b.consumers[:0]
+	for _, c := range b.consumers {
+		if c.fanOut && c.owner == group {
+			c.deleted = true
+			continue
+		}
+		cs = append(cs, c)
+	}
+	clear(b.consumers[len(cs):])
+	b.consumers = cs
 }
 
 // InFlight is a delivery a handler holds and has not acked yet.
@@ -256,10 +347,15 @@ func (b *Bus) publish(ctx context.Context, subject string, msg sut.Message) erro
 	}
 	rec.Step, rec.Time = k.Step(), k.Now()
 	failed := fired && (f.Effect == history.EffectFailClean || f.Effect == history.EffectFailStored)
+	st := b.streamOf(subject)
 	switch {
+	case st == nil:
+		// No stream holds the subject: JetStream answers no one, the
+		// publisher gets an error and nothing is kept.
+		rec.Outcome = history.PublishFailedClean
 	case !stored:
 		rec.Outcome = history.PublishFailedClean
-	case b.duplicate(msg.ID):
+	case b.duplicate(st, msg.ID):
 		rec.Outcome = history.PublishDeduplicated
 		if failed {
 			rec.Outcome = history.PublishFailedClean // the broker kept nothing new
@@ -269,31 +365,58 @@ func (b *Bus) publish(ctx context.Context, subject string, msg sut.Message) erro
 		if failed {
 			rec.Outcome = history.PublishFailedStored
 		}
-		b.store(subject, msg, fact)
+		b.store(st, subject, msg, fact)
 	}
 	b.hist.Publishes = append(b.hist.Publishes, rec)
 	line := append(k.TraceStart(a.Name()), "publish "...)
 	line = append(append(line, subject...), " id="...)
 	line = append(append(line, msg.ID...), " -> "...)
+	if st == nil {
+		line = append(line, "no stream, "...)
+	}
 	k.TraceEnd(append(line, rec.Outcome...))
+	if st == nil {
+		return fmt.Errorf("publish %s: %w", subject, errNoStream)
+	}
 	if failed {
 		return fmt.Errorf("publish %s: %w", subject, errBroker)
 	}
 	return nil
 }
 
-var errBroker = fmt.Errorf("sim: broker unavailable")
+var (
+	errBroker   = errors.New("sim: broker unavailable")
+	errNoStream = errors.New("sim: no stream holds the subject (no responders)")
+)
 
-// duplicate reports whether the broker drops msgID as seen within its window.
-func (b *Bus) duplicate(id string) bool {
+// streamOf is the stream that holds subject, nil if none does.
+func (b *Bus) streamOf(subject string) *stream {
+	if st, ok := b.bySubject[subject]; ok {
+		return st
+	}
+	var st *stream
+	if name := b.cfg.StreamOf(subject); name != "" {
+		st = b.streams[name]
+		if st == nil {
+			st = &stream{seen: map[string]time.Duration{}}
+			b.streams[name] = st
+		}
+	}
+	b.bySubject[subject] = st
+	return st
+}
+
+// duplicate reports whether the broker drops msgID as seen within the
+// stream's window.
+func (b *Bus) duplicate(st *stream, id string) bool {
 	if !b.cfg.Dedup || id == "" {
 		return false
 	}
-	at, ok := b.seen[id]
+	at, ok := st.seen[id]
 	return ok && b.k.Now()-at < b.cfg.DedupWindow
 }
 
-func (b *Bus) store(subject string, msg sut.Message, fact sut.MessageFact) {
+func (b *Bus) store(st *stream, subject string, msg sut.Message, fact sut.MessageFact) {
 	b.seq++
 	m := &message{seq: b.seq, subject: subject, id: msg.ID, data: msg.Data, jobID: fact.JobID, heartbeat: fact.Heartbeat, cancel: fact.Cancel,
 		gen: fact.Gen, resultPtr: fact.ResultPtr}
@@ -301,99 +424,144 @@ func (b *Bus) store(subject string, msg sut.Message, fact sut.MessageFact) {
 		m.digest = history.MessageDigest(msg.Data) // a worker's result, a job request
 	}
 	if msg.ID != "" {
-		b.seen[msg.ID] = b.k.Now()
+		st.seen[msg.ID] = b.k.Now()
 	}
-	var queues []string
-	for _, s := range b.subs {
-		if s.matches(subject) && !contains(queues, s.queue) {
-			queues = append(queues, s.queue)
+	b.log = append(b.log, m)
+	for _, c := range b.consumers {
+		if sut.SubjectMatches(c.filter, subject) {
+			c.waiting = append(c.waiting, m)
+			b.pump(c)
 		}
-	}
-	for _, q := range queues {
-		b.deliver(m, q, 1)
 	}
 }
 
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
-
-// deliver hands m to one live member of queue, as a new actor. With no live
-// member the message waits an ack-wait and tries again, like a durable consumer.
-func (b *Bus) deliver(m *message, queue string, count int) {
+// pump hands out what c can deliver now: redeliveries due first, then new
+// messages while fewer than max ack pending are unsettled, each to a live
+// member drawn at random. With no live member, messages wait for one.
+func (b *Bus) pump(c *consumer) {
 	k := b.k
-	if count > b.cfg.MaxDeliver {
-		b.hist.Terminated = append(b.hist.Terminated, history.PublishRecord{Step: k.Step(), Time: k.Now(),
-			Subject: m.subject, MsgID: m.id, JobID: m.jobID})
-		k.Tracef("bus", "terminated %s#%d after %d deliveries", m.subject, m.seq, count-1)
-		return
-	}
-	members := b.members[:0] // scratch: nothing below delivers before sub is picked
-	for _, s := range b.subs {
-		if s.queue == queue && s.matches(m.subject) && !k.Group(s.group).Crashed() && !b.draining[s.group] {
-			members = append(members, s)
+	for !c.deleted {
+		members := b.members[:0] // scratch: nothing below delivers before sub is picked
+		for _, s := range b.subs {
+			if c.member(s) && !k.Group(s.group).Crashed() && !b.draining[s.group] {
+				members = append(members, s)
+			}
 		}
+		b.members = members
+		if len(members) == 0 {
+			return
+		}
+		var p *pending
+		switch {
+		case len(c.due) > 0:
+			p = c.due[0]
+			c.due = c.due[1:]
+		case len(c.waiting) > 0 && len(c.pending) < b.cfg.MaxAckPending:
+			m := c.waiting[0]
+			c.waiting = c.waiting[1:]
+			p = &pending{m: m}
+			c.pending[m.seq] = p
+		default:
+			clear(members)
+			return
+		}
+		sub := members[0]
+		if len(members) > 1 {
+			sub = members[b.rng.IntN(len(members))]
+		}
+		clear(members)
+		b.send(c, p, sub)
 	}
-	b.members = members
-	if len(members) == 0 {
-		k.At(k.Now()+b.cfg.AckWait, func() { b.deliver(m, queue, count) })
-		return
-	}
-	sub := members[0]
-	if len(members) > 1 {
-		sub = members[b.rng.IntN(len(members))]
-	}
-	clear(members)
+}
+
+// send delivers p to sub: a fault point that may duplicate or hold the
+// delivery back. Either way the broker counts it sent now.
+func (b *Bus) send(c *consumer, p *pending, sub *subscription) {
+	k := b.k
+	m := p.m
 	if b.host.FaultsArmed() {
-		p := &kernel.Point{Kind: history.PointDeliver, Actor: "bus", Group: sub.group, Subject: m.subject, MsgID: m.id,
-			JobID: m.jobID, Delivery: count, Heartbeat: m.heartbeat}
-		if f, fired := b.host.Fault(p); fired {
-			b.host.RecordFault(nil, p, f, m.subject)
+		pt := &kernel.Point{Kind: history.PointDeliver, Actor: "bus", Group: sub.group, Subject: m.subject, MsgID: m.id,
+			JobID: m.jobID, Delivery: p.count + 1, Heartbeat: m.heartbeat}
+		if f, fired := b.host.Fault(pt); fired {
+			b.host.RecordFault(nil, pt, f, m.subject)
 			switch f.Effect {
 			case history.EffectDuplicate:
+				// Two copies of one message: both count as deliveries of it,
+				// and whichever settles first settles it.
 				k.Tracef("bus", "duplicate delivery %s#%d", m.subject, m.seq)
-				b.spawnDelivery(m, queue, sub, count)
+				b.spawnDelivery(c, p, sub)
 			case history.EffectDelay:
+				b.armAckWait(c, p)
+				count := p.count
 				k.At(k.Now()+f.Duration, func() {
 					if k.Group(sub.group).Crashed() || b.draining[sub.group] || sub.gone {
-						// The member went away (or restarted: its handlers
-						// belong to a process that is gone) while the message
-						// was held back: it goes to whoever serves the queue now.
-						b.deliver(m, queue, count)
+						// The member went away while the message was held
+						// back: the ack wait brings it back.
+						k.Tracef("bus", "delayed delivery %s#%d lost with its member", m.subject, m.seq)
 						return
 					}
-					b.spawnDelivery(m, queue, sub, count)
+					b.runDelivery(c, p, sub, count)
 				})
 				return
 			}
 		}
 	}
-	b.spawnDelivery(m, queue, sub, count)
+	b.spawnDelivery(c, p, sub)
 }
 
-// spawnDelivery runs the handler as an actor of the member's group and settles
-// the delivery: ack, NAK with delay, or (no ack in time) redelivery after ack wait.
-func (b *Bus) spawnDelivery(m *message, queue string, sub *subscription, count int) {
+// spawnDelivery counts a delivery of p, arms its ack wait and runs the handler.
+func (b *Bus) spawnDelivery(c *consumer, p *pending, sub *subscription) {
+	b.armAckWait(c, p)
+	b.runDelivery(c, p, sub, p.count)
+}
+
+// armAckWait counts a delivery of p and brings p back after the ack wait
+// unless it is settled or rescheduled first; by then its handler no longer
+// holds it, as far as the broker is concerned.
+func (b *Bus) armAckWait(c *consumer, p *pending) {
 	k := b.k
-	settled := false
-	b.inflight++
-	name := deliveryName(m.subject, m.seq, count)
-	b.unsettled[name] = InFlight{Subject: m.subject, MsgID: m.id, JobID: m.jobID, Queue: queue, Delivery: count,
-		Group: sub.group, Since: k.Now()}
+	p.count++
+	p.epoch++
+	epoch := p.epoch
+	name := deliveryName(p.m.subject, p.m.seq, p.count)
 	k.At(k.Now()+b.cfg.AckWait, func() {
-		if !settled {
-			settled = true
-			b.inflight--
-			delete(b.unsettled, name)
-			k.Tracef("bus", "ack wait expired %s#%d", m.subject, m.seq)
-			b.deliver(m, queue, count+1)
+		delete(b.unsettled, name)
+		if p.epoch != epoch || c.pending[p.m.seq] != p {
+			return
 		}
+		k.Tracef("bus", "ack wait expired %s#%d", p.m.subject, p.m.seq)
+		b.redeliver(c, p)
 	})
+}
+
+// redeliver puts p back in line, ahead of new messages, or ends it at max
+// deliver.
+func (b *Bus) redeliver(c *consumer, p *pending) {
+	k := b.k
+	if c.deleted {
+		return
+	}
+	if p.count >= b.cfg.MaxDeliver {
+		delete(c.pending, p.m.seq)
+		b.hist.Terminated = append(b.hist.Terminated, history.PublishRecord{Step: k.Step(), Time: k.Now(),
+			Subject: p.m.subject, MsgID: p.m.id, JobID: p.m.jobID})
+		k.Tracef("bus", "terminated %s#%d after %d deliveries", p.m.subject, p.m.seq, p.count)
+		b.pump(c)
+		return
+	}
+	c.due = append(c.due, p)
+	b.pump(c)
+}
+
+// runDelivery runs the handler as an actor of the member's group and settles
+// the message by its sequence: ack, NAK with delay, or term; a settle that
+// comes after the ack wait still counts while the message is unsettled.
+func (b *Bus) runDelivery(c *consumer, p *pending, sub *subscription, count int) {
+	k := b.k
+	m := p.m
+	name := deliveryName(m.subject, m.seq, count)
+	b.unsettled[name] = InFlight{Subject: m.subject, MsgID: m.id, JobID: m.jobID, Queue: c.name(), Delivery: count,
+		Group: sub.group, Since: k.Now()}
 	k.Spawn(sub.group, name, func(ctx context.Context) {
 		a := kernel.ActorOf(ctx)
 		line := append(k.TraceStart(a.Name()), "deliver "...)
@@ -404,10 +572,10 @@ func (b *Bus) spawnDelivery(m *message, queue string, sub *subscription, count i
 		b.recordSettle(a, m, settle)
 		a.Yield() // the ack is a yield point
 		if b.host.FaultsArmed() {
-			p := &kernel.Point{Kind: history.PointAck, Actor: a.Name(), Group: a.Group().Name, Subject: m.subject, MsgID: m.id,
+			pt := &kernel.Point{Kind: history.PointAck, Actor: a.Name(), Group: a.Group().Name, Subject: m.subject, MsgID: m.id,
 				JobID: m.jobID, Delivery: count, Heartbeat: m.heartbeat}
-			if f, fired := b.host.Fault(p); fired {
-				b.host.RecordFault(a, p, f, m.subject)
+			if f, fired := b.host.Fault(pt); fired {
+				b.host.RecordFault(a, pt, f, m.subject)
 				switch f.Effect {
 				case history.EffectCrash:
 					b.host.Crash(a)
@@ -418,26 +586,39 @@ func (b *Bus) spawnDelivery(m *message, queue string, sub *subscription, count i
 				}
 			}
 		}
-		if settled {
-			return // ack wait already expired: the broker redelivered
-		}
-		settled = true
-		b.inflight--
 		delete(b.unsettled, name)
-		if delay := settle.NakDelay; delay > 0 {
-			k.Tracef(a.Name(), "nak %s#%d delay=%s", m.subject, m.seq, delay)
-			b.inflight++
-			k.At(k.Now()+delay, func() { b.inflight--; b.deliver(m, queue, count+1) })
-			return
-		}
-		if settle.Dropped != nil {
-			k.Tracef(a.Name(), "ack (dropped: %v) %s#%d", settle.Dropped, m.subject, m.seq)
-			return
-		}
-		line = append(k.TraceStart(a.Name()), "ack "...)
+		b.settle(c, p, a, settle)
+	})
+}
+
+// settle applies a handler's answer to the message it was given.
+func (b *Bus) settle(c *consumer, p *pending, a *kernel.Actor, settle sut.Settle) {
+	k := b.k
+	m := p.m
+	if c.deleted || c.pending[m.seq] != p {
+		k.Tracef(a.Name(), "settle of %s#%d ignored: already settled", m.subject, m.seq)
+		return
+	}
+	if delay := settle.NakDelay; delay > 0 {
+		k.Tracef(a.Name(), "nak %s#%d delay=%s", m.subject, m.seq, delay)
+		p.epoch++
+		epoch := p.epoch
+		k.At(k.Now()+delay, func() {
+			if p.epoch == epoch && c.pending[m.seq] == p {
+				b.redeliver(c, p)
+			}
+		})
+		return
+	}
+	delete(c.pending, m.seq)
+	if settle.Dropped != nil {
+		k.Tracef(a.Name(), "ack (dropped: %v) %s#%d", settle.Dropped, m.subject, m.seq)
+	} else {
+		line := append(k.TraceStart(a.Name()), "ack "...)
 		line = append(append(line, m.subject...), '#')
 		k.TraceEnd(strconv.AppendUint(line, m.seq, 10))
-	})
+	}
+	b.pump(c)
 }
 
 // recordSettle keeps the handler's decision on a job message: what a

@@ -38,30 +38,10 @@ type looseness struct{ name, why string }
 // The known differences, each shown by exactly one case; the README's table
 // "Where the simulated bus differs from JetStream" lists the same names.
 var (
-	noMemberWaitsAckWait = looseness{"no_member_waits_ack_wait",
-		"a queue with no live member retries after a whole ack wait; JetStream delivers as soon as a member pulls"}
-	lateAckIgnored = looseness{"late_ack_ignored",
-		"an ack after the ack wait is dropped; JetStream settles the message by its stream sequence"}
-	lateNakIgnored = looseness{"late_nak_ignored",
-		"a NAK after the ack wait is dropped; JetStream redelivers after its delay"}
-	dedupSpansStreams = looseness{"dedup_spans_streams",
-		"one duplicate window covers every subject; JetStream's covers one stream"}
-	noMaxAckPending = looseness{"no_max_ack_pending",
-		"no cap on unsettled deliveries; JetStream holds new ones back at max ack pending"}
-	redeliveryNotFirst = looseness{"redelivery_not_first",
-		"a message due for redelivery does not go ahead of new ones (shows under max ack pending)"}
-	publishWithoutStreamLost = looseness{"publish_without_stream_lost",
-		"a publish to a subject no stream holds succeeds and is lost; JetStream fails it"}
-	duplicateForksChains = looseness{"duplicate_forks_chains",
-		"the DeliveryDuplicated fault starts a second redelivery chain; JetStream keeps one per message"}
-	fanOutKeptWhileAway = looseness{"fan_out_kept_while_away",
-		"a fan-out subscriber away (restarting) gets what was published meanwhile; JetStream's starts afresh"}
 	defaultAckWait = looseness{"default_ack_wait",
 		"default ack wait 10m (the reference deployment's); JetStream's 30s"}
 	defaultMaxDeliver = looseness{"default_max_deliver",
 		"default max deliver 100 (the reference deployment's); JetStream's unlimited"}
-	defaultMaxAckPending = looseness{"default_max_ack_pending",
-		"no max ack pending; JetStream's default 1000"}
 )
 
 // unit is the script's time step; both sides' times are reported to the
@@ -121,11 +101,10 @@ type step struct {
 
 // script is a case run on both buses.
 type script struct {
-	streams []natsbus.Stream // JetStream's topology; the simulated bus has none
+	streams []natsbus.Stream // the topology, on both
 	// The duplicate window and the consumers' settings; zero means the
 	// simulated bus's defaults, and on JetStream a 2m window, an ack wait
-	// and a max deliver no case reaches, natsbus's max ack pending (1000).
-	// The simulated bus has no max ack pending.
+	// and a max deliver no case reaches; max ack pending 1000 on both.
 	window, ackWait time.Duration
 	maxDeliver      int
 	maxAckPending   int
@@ -168,7 +147,7 @@ func busCases() []busCase {
 		{name: "duplicate on another subject of one stream dropped", script: &script{streams: abStreams,
 			window: 4 * unit, members: one, answer: always(ack), horizon: 3 * unit,
 			steps: []step{{at: 0, publish: "x", subject: "a.1", id: "id"}, {at: unit, publish: "y", subject: "a.2", id: "id"}}}},
-		{name: "same id on two streams", loose: &dedupSpansStreams, script: &script{streams: abStreams,
+		{name: "same id on two streams", script: &script{streams: abStreams,
 			window: 4 * unit, members: []member{{"m1", "a.>", "q"}, {"m2", "b", "q"}}, answer: always(ack), horizon: 3 * unit,
 			steps: []step{{at: 0, publish: "x", subject: "a.1", id: "id"}, {at: unit, publish: "y", subject: "b", id: "id"}}}},
 		{name: "ack settles", script: &script{streams: abStreams, ackWait: 2 * unit, members: one, answer: always(ack),
@@ -204,19 +183,19 @@ func busCases() []busCase {
 		{name: "fan-out: every subscriber gets every message", script: &script{streams: abStreams,
 			members: []member{{"m1", "a.>", ""}, {"m2", "a.>", ""}}, answer: always(ack), horizon: 2 * unit,
 			steps: publishes(unit, "a.1", "x1", "x2")}},
-		{name: "fan-out subscriber away while published", loose: &fanOutKeptWhileAway, script: &script{
+		{name: "fan-out subscriber away while published", script: &script{
 			streams: abStreams, ackWait: 2 * unit, members: []member{{"m1", "a.>", ""}, {"m2", "a.>", ""}},
 			answer: always(ack), horizon: 6 * unit,
 			steps: []step{{at: 0, leave: "m1"}, {at: unit, publish: "x", subject: "a.1"}, {at: 2 * unit, join: "m1"}}}},
 		{name: "a leaving member's share goes to the other", script: &script{streams: abStreams,
 			members: []member{{"m1", "a.>", "q"}, {"m2", "a.>", "q"}}, answer: always(ack), horizon: 3 * unit,
 			steps: append([]step{{at: 0, leave: "m1"}}, publishes(unit, "a.1", "x1", "x2", "x3")...)}},
-		{name: "queue without a live member until it returns", loose: &noMemberWaitsAckWait, script: &script{
+		{name: "queue without a live member until it returns", script: &script{
 			streams: abStreams, ackWait: 6 * unit, members: one, answer: always(ack), horizon: 10 * unit,
 			steps: []step{{at: 0, leave: "m1"}, {at: unit, publish: "x", subject: "a.1"}, {at: 2 * unit, join: "m1"}}}},
 		// The second delivery settles inside its own ack wait, after the
 		// first one's late settle.
-		{name: "late ack settles", loose: &lateAckIgnored, script: &script{streams: abStreams, ackWait: 4 * unit,
+		{name: "late ack settles", script: &script{streams: abStreams, ackWait: 4 * unit,
 			maxDeliver: 5, members: one, answer: func(d delivery) reply {
 				switch d.n {
 				case 1:
@@ -226,7 +205,7 @@ func busCases() []busCase {
 				}
 				return ack
 			}, horizon: 10 * unit, steps: []step{{at: 0, publish: "x", subject: "a.1"}}}},
-		{name: "late NAK redelivers", loose: &lateNakIgnored, script: &script{streams: abStreams, ackWait: 4 * unit,
+		{name: "late NAK redelivers", script: &script{streams: abStreams, ackWait: 4 * unit,
 			maxDeliver: 5, members: one, answer: func(d delivery) reply {
 				switch d.n {
 				case 1:
@@ -236,10 +215,10 @@ func busCases() []busCase {
 				}
 				return ack
 			}, horizon: 10 * unit, steps: []step{{at: 0, publish: "x", subject: "a.1"}}}},
-		{name: "max ack pending holds new deliveries back", loose: &noMaxAckPending, script: &script{streams: abStreams,
+		{name: "max ack pending holds new deliveries back", script: &script{streams: abStreams,
 			ackWait: 8 * unit, maxAckPending: 2, members: one, answer: always(ackAfter(2 * unit)), horizon: 6 * unit,
 			steps: publishes(0, "a.1", "x1", "x2", "x3", "x4"), view: deliveryTimes}},
-		{name: "redelivery goes ahead of a new message", loose: &redeliveryNotFirst, script: &script{streams: abStreams,
+		{name: "redelivery goes ahead of a new message", script: &script{streams: abStreams,
 			ackWait: 2 * unit, maxAckPending: 1, members: one, answer: func(d delivery) reply {
 				if d.msg == "x" && d.n == 1 {
 					return reply{kind: settleNever}
@@ -247,10 +226,10 @@ func busCases() []busCase {
 				return ack
 			}, horizon: 6 * unit, view: arrivalOrder,
 			steps: []step{{at: 0, publish: "x", subject: "a.1"}, {at: unit, publish: "y", subject: "a.1"}}}},
-		{name: "publish to a subject no stream holds", loose: &publishWithoutStreamLost, script: &script{
+		{name: "publish to a subject no stream holds", script: &script{
 			streams: abStreams, members: one, answer: always(ack), horizon: 2 * unit,
 			steps: []step{{at: 0, publish: "x", subject: "nowhere"}}}},
-		{name: "two copies in flight, both NAKed", loose: &duplicateForksChains, script: &script{streams: abStreams,
+		{name: "two copies in flight, both NAKed", script: &script{streams: abStreams,
 			ackWait: 2 * unit, maxDeliver: 3, duplicateFirst: true, members: one, answer: func(d delivery) reply {
 				if d.at < unit {
 					// The first copy: the simulated bus's fault makes two of
@@ -267,8 +246,8 @@ func busCases() []busCase {
 		{name: "default max deliver", loose: &defaultMaxDeliver,
 			sim:  simDefault(func(c history.BusConfig) string { return limit(c.MaxDeliver) }),
 			real: jetStreamDefault(func(_ jetstream.StreamConfig, c jetstream.ConsumerConfig) string { return limit(c.MaxDeliver) })},
-		{name: "default max ack pending", loose: &defaultMaxAckPending,
-			sim:  simDefault(func(history.BusConfig) string { return limit(-1) }), // the simulated bus has none
+		{name: "default max ack pending",
+			sim:  simDefault(func(c history.BusConfig) string { return limit(c.MaxAckPending) }),
 			real: jetStreamDefault(func(_ jetstream.StreamConfig, c jetstream.ConsumerConfig) string { return limit(c.MaxAckPending) })},
 	}
 }
@@ -352,7 +331,12 @@ func (s *script) render(ds []delivery, failed []string) []string {
 
 // runSimulated runs the script on the simulated bus, in virtual time.
 func (s *script) runSimulated(t *testing.T) []string {
-	w := busWorld(t, history.BusConfig{Dedup: true, DedupWindow: s.window, AckWait: s.ackWait, MaxDeliver: s.maxDeliver})
+	var streams []sut.Stream
+	for _, st := range s.streams {
+		streams = append(streams, sut.Stream{Name: st.Name, Subjects: st.Subjects})
+	}
+	w := busWorld(t, history.BusConfig{Dedup: true, DedupWindow: s.window, AckWait: s.ackWait, MaxDeliver: s.maxDeliver,
+		MaxAckPending: s.maxAckPending, Streams: streams})
 	if s.duplicateFirst {
 		fired := false
 		w.host.Injector = injectorFunc(func(p *kernel.Point) (kernel.Fault, bool) {
@@ -367,7 +351,7 @@ func (s *script) runSimulated(t *testing.T) []string {
 	var failed []string
 	arrivals := map[string]int{}
 	subscribe := func(m member) {
-		w.bus.Subscribe(m.subject, m.ownQueue(), m.name, func(ctx context.Context, data []byte) sut.Settle {
+		w.bus.Subscribe(m.subject, m.queue, m.name, func(ctx context.Context, data []byte) sut.Settle {
 			msg := string(data)
 			arrivals[m.ownQueue()+"/"+msg]++
 			d := delivery{member: m.name, msg: msg, n: arrivals[m.ownQueue()+"/"+msg], at: w.k.Now()}

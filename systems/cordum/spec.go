@@ -4,8 +4,19 @@ import (
 	"time"
 
 	"github.com/dispatchsim/dispatchsim/engine"
+	"github.com/dispatchsim/dispatchsim/engine/natsbus"
 	"github.com/dispatchsim/dispatchsim/sut"
 )
+
+// streams is the engine's deployed topology (natsbus.DefaultStreams): every
+// dispatch subject in one stream, one duplicate window for them all.
+func streams() []sut.Stream {
+	var out []sut.Stream
+	for _, s := range natsbus.DefaultStreams() {
+		out = append(out, sut.Stream{Name: s.Name, Subjects: s.Subjects})
+	}
+	return out
+}
 
 // The engine's AdmissionConfig defaults the gateway runs on, as the
 // engine documents them (Cordum's gateway values); a test holds them to the
@@ -36,10 +47,12 @@ func (System) Spec(o sut.Options) sut.Spec {
 		ReasonTenantLimit:     string(engine.ReasonTenantLimit),
 		TenantActive:          []string{string(engine.StateDispatched), string(engine.StateRunning)},
 		DLQSubject:            engine.SubjectDLQ,
+		Streams:               streams(),
 		// The worker fence (engine.DispatchCurrent) reads the job first.
 		WorkerGate:           sut.GateRead,
 		Overload:             sut.Overload{LoadRatio: engine.OverloadLoadRatio, CPU: engine.OverloadCPU, GPU: engine.OverloadGPU},
 		LeastLoaded:          true,
+		RepublishKeepsWorker: true,
 		Requires:             true,
 		WorkerTTL:            engine.DefaultWorkerTTL,
 		RunningTimeout:       engine.DefaultRunningTimeout,
