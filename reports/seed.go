@@ -33,6 +33,9 @@ type Meta struct {
 	Plan *history.Plan
 	// Note is shown under the title: why this report was written, say.
 	Note string
+	// Likelihood, if set, adds the panel of when the failure became
+	// certain (simrun likelihood).
+	Likelihood *Likelihood
 }
 
 // Option is one name/value pair of a run's configuration.
@@ -60,6 +63,7 @@ type seedView struct {
 	Lin                         linSection
 	Trace                       traceView
 	Replay, Shrink              string
+	Likelihood                  *likelihoodView
 }
 
 // planView is the fault plan as a table.
@@ -86,7 +90,7 @@ func NewSeedReport(o Run, expect string, meta Meta) *SeedReport {
 	fx := newFaultIndex(h, o.Plan)
 	v := seedView{System: o.System, Scenario: o.Scenario, Seed: o.Seed, Steps: o.Steps, Checksum: fmt.Sprintf("%016x", o.Checksum),
 		Verdict: seedVerdict(o.Result, expect), EngineVersion: meta.EngineVersion, Options: meta.Options, Note: meta.Note,
-		Replay: meta.Replay, Shrink: meta.Shrink}
+		Replay: meta.Replay, Shrink: meta.Shrink, Likelihood: buildLikelihood(meta.Likelihood)}
 	if v.Replay == "" {
 		v.Replay = o.Replay
 	}

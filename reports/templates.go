@@ -15,6 +15,8 @@ var pages = template.Must(template.New("").Funcs(template.FuncMap{
 	"px":      func(f float64) string { return fmt.Sprintf("%.1f", f) },
 	"secs":    func(f float64) string { return fmt.Sprintf("%.2fs", f) },
 	"add":     func(a, b int) int { return a + b },
+	"fadd":    func(a, b float64) float64 { return a + b },
+	"fsub":    func(a, b float64) float64 { return a - b },
 	"verdict": verdictLabel,
 	"wbr":     breakable,
 	"pct":     func(f float64) float64 { return 100 * f },

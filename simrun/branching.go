@@ -6,6 +6,7 @@ import (
 	"io"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/dispatchsim/dispatchsim/reports"
 	"github.com/dispatchsim/dispatchsim/scenarios"
@@ -31,13 +32,29 @@ type moment struct {
 // job it hit (a (state, fault) combination), and each kind of state
 // transition a job made.
 func momentsOf(o *scenarios.Outcome) []moment {
-	h := o.Run.History
 	first := map[string]uint64{}
-	note := func(key string, step uint64) {
+	eachEvent(o, func(key string, step uint64, _ time.Duration) {
 		if s, seen := first[key]; !seen || step < s {
 			first[key] = step
 		}
+	})
+	out := make([]moment, 0, len(first))
+	for k, s := range first {
+		out = append(out, moment{Key: k, Step: s})
 	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Step != out[j].Step {
+			return out[i].Step < out[j].Step
+		}
+		return out[i].Key < out[j].Key
+	})
+	return out
+}
+
+// eachEvent calls fn for every event of the run that a moment's key names:
+// each fault that fired and each state transition, in history order.
+func eachEvent(o *scenarios.Outcome, fn func(key string, step uint64, t time.Duration)) {
+	h := o.Run.History
 	var ids []string
 	for _, j := range h.Submitted {
 		ids = append(ids, j.JobID)
@@ -56,24 +73,13 @@ func momentsOf(o *scenarios.Outcome) []moment {
 		if point == "" {
 			point = "a set time" // a window or an operator's event
 		}
-		note(fmt.Sprintf("fault %s at %s in %s", f.Kind, point, state), f.Step)
+		fn(fmt.Sprintf("fault %s at %s in %s", f.Kind, point, state), f.Step, f.Time)
 	}
 	for _, s := range h.States {
 		if s.From != "" && s.From != s.To {
-			note("transition "+s.From+"->"+s.To, s.Step)
+			fn("transition "+s.From+"->"+s.To, s.Step, s.Time)
 		}
 	}
-	out := make([]moment, 0, len(first))
-	for k, s := range first {
-		out = append(out, moment{Key: k, Step: s})
-	}
-	sort.Slice(out, func(i, j int) bool {
-		if out[i].Step != out[j].Step {
-			return out[i].Step < out[j].Step
-		}
-		return out[i].Key < out[j].Key
-	})
-	return out
 }
 
 // stateAt is the job's committed state at step ("new" before its first).

@@ -30,6 +30,9 @@ type seedRun struct {
 	Compare *reports.SeedFacts `json:"compare,omitempty"`
 	// Moments are the run's rare moments, when the task asked.
 	Moments []moment `json:"moments,omitempty"`
+	// Events are the keys of the events after the branch's step, when the
+	// task asked.
+	Events []string `json:"events,omitempty"`
 }
 
 // execute runs one task. A plain task only judges the seed. An artifacts
@@ -68,6 +71,9 @@ func execute(t task, out string) (seedRun, error) {
 		run := seedRun{Result: res}
 		if t.Moments {
 			run.Moments = momentsOf(o)
+		}
+		if t.Events {
+			run.Events = eventKeysAfter(o, v.Branch.Step)
 		}
 		return run, nil
 	}
