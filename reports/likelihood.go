@@ -120,6 +120,7 @@ type likelihoodView struct {
 	HasViolation  bool
 	Headline      string
 	Start         string // the share from the first moment, in words
+	FromStart     bool   // certain from the first moment on
 	Rows          []likeRow
 	Odds          []likeOdds
 }
@@ -229,7 +230,10 @@ func buildLikelihood(l *Likelihood) *likelihoodView {
 		v.Start = fmt.Sprintf("Branched from step %d, %d of %d runs fail %s (%.0f%%).", m.Step, m.Failing, m.Runs,
 			l.Checker, 100*m.Share())
 	}
+	v.FromStart = l.Certain && len(l.Moments) > 0 && l.CertainStep == l.Moments[0].Step
 	switch {
+	case v.FromStart:
+		v.Headline = fmt.Sprintf("Certain from the start: every branch from step %d on fails %s.", l.CertainStep, l.Checker)
 	case l.Certain:
 		v.Headline = fmt.Sprintf("Certain from step %d: every branch from there on fails %s.", l.CertainStep, l.Checker)
 	case l.NotRun > 0:

@@ -17,6 +17,7 @@ var pages = template.Must(template.New("").Funcs(template.FuncMap{
 	"add":     func(a, b int) int { return a + b },
 	"fadd":    func(a, b float64) float64 { return a + b },
 	"fsub":    func(a, b float64) float64 { return a - b },
+	"dur":     fmtDur,
 	"verdict": verdictLabel,
 	"wbr":     breakable,
 	"pct":     func(f float64) float64 { return 100 * f },

@@ -502,9 +502,12 @@ func printLikelihood(w io.Writer, l reports.Likelihood) {
 	switch {
 	case l.Certain:
 		fmt.Fprintf(w, "certain from step %d: every branch from there on fails %s\n", l.CertainStep, l.Checker)
-		if f := l.FaultBefore; f != nil {
+		switch f := l.FaultBefore; {
+		case f != nil:
 			fmt.Fprintf(w, "  the fault just before: step %d (%s) %s\n", f.Step, f.Time.Round(time.Millisecond), f.Key)
-		} else {
+		case len(l.Moments) > 0 && l.CertainStep == l.Moments[0].Step:
+			fmt.Fprintf(w, "  from the start, whatever a branch draws: the seed's options make it all but certain\n")
+		default:
 			fmt.Fprintf(w, "  no fault fired by then: the schedule alone made it certain\n")
 		}
 		if e := l.EventBefore; e != nil && (l.FaultBefore == nil || *e != *l.FaultBefore) {

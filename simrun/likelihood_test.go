@@ -107,6 +107,9 @@ func TestLikelihoodNamesTheDefiningFault(t *testing.T) {
 
 	var page bytes.Buffer
 	require.NoError(t, reports.NewSeedReport(reportRun(o), "", reports.Meta{Likelihood: &l}).WriteHTML(&page))
+	if dump := os.Getenv("LIKELIHOOD_PAGE"); dump != "" {
+		require.NoError(t, os.WriteFile(dump, page.Bytes(), 0o644))
+	}
 	for _, want := range []string{`id="likelihood"`, "Certain from step", `class="fmark key"`, "PublishFailsAfterStored"} {
 		require.Contains(t, page.String(), want)
 	}
