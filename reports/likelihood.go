@@ -32,6 +32,10 @@ type Likelihood struct {
 	// or state transition, at or before CertainStep.
 	FaultBefore *LikelihoodEvent `json:"fault_before,omitempty"`
 	EventBefore *LikelihoodEvent `json:"event_before,omitempty"`
+	// Job is the job of the seed's first finding of Checker ("" none), and
+	// JobFaultBefore the last fault on it at or before CertainStep.
+	Job            string           `json:"job,omitempty"`
+	JobFaultBefore *LikelihoodEvent `json:"job_fault_before,omitempty"`
 	// Faults are the seed's faults, for the time axis.
 	Faults []LikelihoodEvent `json:"faults"`
 	// Overrepresented ranks the events the branches drew themselves (after
@@ -77,6 +81,7 @@ type LikelihoodEvent struct {
 	Step uint64        `json:"step"`
 	Time time.Duration `json:"time_ns"`
 	Key  string        `json:"key"`
+	Job  string        `json:"job,omitempty"` // the job it touched
 }
 
 // EventOdds is how often failing and passing branches had an event.
@@ -121,8 +126,11 @@ type likelihoodView struct {
 	Headline      string
 	Start         string // the share from the first moment, in words
 	FromStart     bool   // certain from the first moment on
-	Rows          []likeRow
-	Odds          []likeOdds
+	// JobFault is the last fault on the violation's job before the certain
+	// step, when it is not the last fault of all.
+	JobFault *LikelihoodEvent
+	Rows     []likeRow
+	Odds     []likeOdds
 }
 
 type likeTick struct {
@@ -212,11 +220,16 @@ func buildLikelihood(l *Likelihood) *likelihoodView {
 			continue
 		}
 		class := "fmark"
-		if l.FaultBefore != nil && f.Step == l.FaultBefore.Step && f.Key == l.FaultBefore.Key {
+		switch {
+		case l.FaultBefore != nil && f == *l.FaultBefore:
 			class += " key"
+		case l.JobFaultBefore != nil && f == *l.JobFaultBefore:
+			class += " jobkey"
+		case l.Job != "" && f.Job == l.Job:
+			class += " job"
 		}
 		v.Marks = append(v.Marks, likeMark{X: x(f.Step), Class: class,
-			Title: fmt.Sprintf("step %d (%s): %s", f.Step, fmtDur(f.Time), f.Key)})
+			Title: fmt.Sprintf("step %d (%s): %s%s", f.Step, fmtDur(f.Time), f.Key, onJob(f.Job))})
 	}
 	if l.ViolationStep > 0 {
 		v.HasViolation, v.ViolationX = true, x(l.ViolationStep)
@@ -229,6 +242,9 @@ func buildLikelihood(l *Likelihood) *likelihoodView {
 		m := l.Moments[0]
 		v.Start = fmt.Sprintf("Branched from step %d, %d of %d runs fail %s (%.0f%%).", m.Step, m.Failing, m.Runs,
 			l.Checker, 100*m.Share())
+	}
+	if f := l.JobFaultBefore; f != nil && (l.FaultBefore == nil || *f != *l.FaultBefore) {
+		v.JobFault = f
 	}
 	v.FromStart = l.Certain && len(l.Moments) > 0 && l.CertainStep == l.Moments[0].Step
 	switch {
@@ -252,6 +268,14 @@ func buildLikelihood(l *Likelihood) *likelihoodView {
 		v.Odds = append(v.Odds, lo)
 	}
 	return v
+}
+
+// onJob names the job an event touched, for a tooltip.
+func onJob(job string) string {
+	if job == "" {
+		return ""
+	}
+	return " on " + job
 }
 
 // niceTicks are about n round values from 0 to hi.

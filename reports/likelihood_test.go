@@ -23,8 +23,8 @@ func sampleLikelihood() *Likelihood {
 				FailReplay: "simrun replay --scenario s --seed 13 --branch 423/1"},
 			{Step: 512, Runs: 4, Failing: 4}},
 		Certain: true, CertainStep: 423, FaultBefore: &fault,
-		EventBefore: &LikelihoodEvent{Step: 423, Key: "transition DISPATCHED->SCHEDULED"},
-		Faults:      []LikelihoodEvent{{Step: 100, Key: "fault <b>x</b>"}, fault, {Step: 900, Key: "fault after"}},
+		EventBefore:     &LikelihoodEvent{Step: 423, Key: "transition DISPATCHED->SCHEDULED"},
+		Faults:          []LikelihoodEvent{{Step: 100, Key: "fault <b>x</b>"}, fault, {Step: 900, Key: "fault after"}},
 		Overrepresented: []EventOdds{{Key: "transition DISPATCHED->SCHEDULED", Failing: 6, Passing: 2, Ratio: 4.1}},
 		ComparedFailing: 6, ComparedPassing: 10}
 }
@@ -42,6 +42,15 @@ func TestLikelihoodPanel(t *testing.T) {
 	require.NotContains(t, html, "fault <b>x</b>")
 	require.Equal(t, 5, strings.Count(html, `<circle class="pt`), "one point per moment")
 	require.Equal(t, 2, strings.Count(html, `<polygon class="fmark`), "faults after the last moment are off the axis")
+
+	l := sampleLikelihood()
+	l.Job = "j-9"
+	l.Faults[0].Job = "j-9"
+	l.JobFaultBefore = &l.Faults[0]
+	html = renderSeed(t, NewSeedReport(runOf(o), "", Meta{Likelihood: l}))
+	require.True(t, strings.Contains(html, "The last fault on <b>j-9</b>, the violation's job, before it: step <b>100</b>"),
+		"the last fault on the violation's job is named")
+	require.Contains(t, html, `class="fmark jobkey"`)
 
 	without := renderSeed(t, NewSeedReport(runOf(o), "", Meta{}))
 	require.NotContains(t, without, `id="likelihood"`, "no panel unless simrun likelihood ran")

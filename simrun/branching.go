@@ -33,9 +33,9 @@ type moment struct {
 // transition a job made.
 func momentsOf(o *scenarios.Outcome) []moment {
 	first := map[string]uint64{}
-	eachEvent(o, func(key string, step uint64, _ time.Duration) {
-		if s, seen := first[key]; !seen || step < s {
-			first[key] = step
+	eachEvent(o, func(e event) {
+		if s, seen := first[e.key]; !seen || e.step < s {
+			first[e.key] = e.step
 		}
 	})
 	out := make([]moment, 0, len(first))
@@ -51,9 +51,18 @@ func momentsOf(o *scenarios.Outcome) []moment {
 	return out
 }
 
+// event is one fault or state transition of a run, keyed as moments are;
+// job is the job it touched ("" none).
+type event struct {
+	key  string
+	step uint64
+	time time.Duration
+	job  string
+}
+
 // eachEvent calls fn for every event of the run that a moment's key names:
 // each fault that fired and each state transition, in history order.
-func eachEvent(o *scenarios.Outcome, fn func(key string, step uint64, t time.Duration)) {
+func eachEvent(o *scenarios.Outcome, fn func(e event)) {
 	h := o.Run.History
 	var ids []string
 	for _, j := range h.Submitted {
@@ -62,10 +71,10 @@ func eachEvent(o *scenarios.Outcome, fn func(key string, step uint64, t time.Dur
 	// Longest first: "job-12" is not "job-1".
 	sort.Slice(ids, func(i, j int) bool { return len(ids[i]) > len(ids[j]) })
 	for _, f := range h.Faults {
-		state := "-"
+		state, job := "-", ""
 		for _, id := range ids {
 			if id != "" && strings.Contains(f.Target, id) {
-				state = stateAt(h.States, id, f.Step)
+				state, job = stateAt(h.States, id, f.Step), id
 				break
 			}
 		}
@@ -73,11 +82,11 @@ func eachEvent(o *scenarios.Outcome, fn func(key string, step uint64, t time.Dur
 		if point == "" {
 			point = "a set time" // a window or an operator's event
 		}
-		fn(fmt.Sprintf("fault %s at %s in %s", f.Kind, point, state), f.Step, f.Time)
+		fn(event{fmt.Sprintf("fault %s at %s in %s", f.Kind, point, state), f.Step, f.Time, job})
 	}
 	for _, s := range h.States {
 		if s.From != "" && s.From != s.To {
-			fn("transition "+s.From+"->"+s.To, s.Step, s.Time)
+			fn(event{"transition " + s.From + "->" + s.To, s.Step, s.Time, s.JobID})
 		}
 	}
 }

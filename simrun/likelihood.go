@@ -1,6 +1,7 @@
 package simrun
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -206,16 +207,9 @@ func hasFinding(r reports.SeedResult, target string) bool {
 	return false
 }
 
-// event is one fault or state transition of a run, keyed as moments are.
-type event struct {
-	key  string
-	step uint64
-	time time.Duration
-}
-
 func eventsOf(o *scenarios.Outcome) []event {
 	var out []event
-	eachEvent(o, func(key string, step uint64, t time.Duration) { out = append(out, event{key, step, t}) })
+	eachEvent(o, func(e event) { out = append(out, e) })
 	sort.SliceStable(out, func(i, j int) bool { return out[i].step < out[j].step })
 	return out
 }
@@ -225,10 +219,10 @@ func eventsOf(o *scenarios.Outcome) []event {
 func eventKeysAfter(o *scenarios.Outcome, step uint64) []string {
 	seen := map[string]bool{}
 	var out []string
-	eachEvent(o, func(key string, s uint64, _ time.Duration) {
-		if s > step && !seen[key] {
-			seen[key] = true
-			out = append(out, key)
+	eachEvent(o, func(e event) {
+		if e.step > step && !seen[e.key] {
+			seen[e.key] = true
+			out = append(out, e.key)
 		}
 	})
 	sort.Strings(out)
@@ -243,10 +237,11 @@ func eventKeysAfter(o *scenarios.Outcome, step uint64) []string {
 func analyseLikelihood(o *scenarios.Outcome, target string, moments, n int, run branchRunner) reports.Likelihood {
 	evs := eventsOf(o)
 	l := reports.Likelihood{System: o.System, Scenario: o.Scenario, Seed: o.Seed, Strategy: o.Variant.StrategyFlag(),
-		Checker: target, Steps: o.Steps, Branches: n, ViolationStep: violationStep(o, target)}
+		Checker: target, Steps: o.Steps, Branches: n}
+	l.ViolationStep, l.Job = firstFinding(o, target)
 	for _, e := range evs {
 		if strings.HasPrefix(e.key, "fault ") {
-			l.Faults = append(l.Faults, reports.LikelihoodEvent{Step: e.step, Time: e.time, Key: e.key})
+			l.Faults = append(l.Faults, reports.LikelihoodEvent{Step: e.step, Time: e.time, Key: e.key, Job: e.job})
 		}
 	}
 	end := l.ViolationStep
@@ -256,9 +251,10 @@ func analyseLikelihood(o *scenarios.Outcome, target string, moments, n int, run 
 	if end == 0 || end > o.Steps {
 		end = o.Steps
 	}
+	at := stepClock(o, evs)
 	coarse := evenSteps(end, moments)
 	outs := run(coarse, n)
-	l.Moments = tally(o, evs, coarse, n, outs, false, target)
+	l.Moments = tally(o, at, coarse, n, outs, false, target)
 	for range refineRounds {
 		extra := refineSteps(l)
 		if len(extra) == 0 {
@@ -266,7 +262,7 @@ func analyseLikelihood(o *scenarios.Outcome, target string, moments, n int, run 
 		}
 		more := run(extra, n)
 		outs = append(outs, more...)
-		l.Moments = append(l.Moments, tally(o, evs, extra, n, more, true, target)...)
+		l.Moments = append(l.Moments, tally(o, at, extra, n, more, true, target)...)
 		sort.Slice(l.Moments, func(i, j int) bool { return l.Moments[i].Step < l.Moments[j].Step })
 	}
 	l.Certain, l.CertainStep = certainFrom(l.Moments, n)
@@ -275,10 +271,13 @@ func analyseLikelihood(o *scenarios.Outcome, target string, moments, n int, run 
 			if e.step > l.CertainStep {
 				break
 			}
-			ev := &reports.LikelihoodEvent{Step: e.step, Time: e.time, Key: e.key}
+			ev := &reports.LikelihoodEvent{Step: e.step, Time: e.time, Key: e.key, Job: e.job}
 			l.EventBefore = ev
 			if strings.HasPrefix(e.key, "fault ") {
 				l.FaultBefore = ev
+				if l.Job != "" && e.job == l.Job {
+					l.JobFaultBefore = ev
+				}
 			}
 		}
 	}
@@ -291,16 +290,23 @@ func analyseLikelihood(o *scenarios.Outcome, target string, moments, n int, run 
 	return l
 }
 
-// violationStep is the step of the seed's first finding of target (0: none
-// has a step).
-func violationStep(o *scenarios.Outcome, target string) uint64 {
+// firstFinding is the step and job of the seed's first finding of target
+// (step 0: none has a step).
+func firstFinding(o *scenarios.Outcome, target string) (uint64, string) {
 	var step uint64
+	job := ""
 	for _, v := range o.Result.Violations {
-		if v.Checker == target && v.Step > 0 && (step == 0 || v.Step < step) {
-			step = v.Step
+		if v.Checker != target {
+			continue
+		}
+		if job == "" {
+			job = v.Job
+		}
+		if v.Step > 0 && (step == 0 || v.Step < step) {
+			step, job = v.Step, v.Job
 		}
 	}
-	return step
+	return step, job
 }
 
 // evenSteps are n distinct steps spread from 0 to end, both included.
@@ -316,11 +322,11 @@ func evenSteps(end uint64, n int) []uint64 {
 }
 
 // tally turns a run of branches into its moments.
-func tally(o *scenarios.Outcome, evs []event, steps []uint64, n int, outs []branchOutcome, refined bool,
-	target string) []reports.LikelihoodMoment {
+func tally(o *scenarios.Outcome, at func(uint64) time.Duration, steps []uint64, n int, outs []branchOutcome,
+	refined bool, target string) []reports.LikelihoodMoment {
 	ms := make([]reports.LikelihoodMoment, len(steps))
 	for i, s := range steps {
-		ms[i] = reports.LikelihoodMoment{Step: s, Time: timeAt(evs, s), Refined: refined}
+		ms[i] = reports.LikelihoodMoment{Step: s, Time: at(s), Refined: refined}
 	}
 	for _, b := range outs {
 		i := sort.Search(len(steps), func(i int) bool { return steps[i] >= b.Step })
@@ -348,16 +354,39 @@ func tally(o *scenarios.Outcome, evs []event, steps []uint64, n int, outs []bran
 	return ms
 }
 
-// timeAt is the virtual time of the seed's last event at or before step.
-func timeAt(evs []event, step uint64) time.Duration {
-	var t time.Duration
-	for _, e := range evs {
-		if e.step > step {
-			break
-		}
-		t = e.time
+// stepClock tells the virtual time at a step of the seed's run: from its
+// trace lines ("step=N t=S.SSSs ...") when the run kept them, else from the
+// last fault or transition at or before the step.
+func stepClock(o *scenarios.Outcome, evs []event) func(uint64) time.Duration {
+	type mark struct {
+		step uint64
+		t    time.Duration
 	}
-	return t
+	var marks []mark
+	if o.World != nil {
+		for line := range bytes.Lines(o.World.Trace().Bytes()) {
+			var step uint64
+			var secs float64
+			if _, err := fmt.Sscanf(string(line), "step=%d t=%fs", &step, &secs); err != nil {
+				continue
+			}
+			if len(marks) == 0 || marks[len(marks)-1].step != step {
+				marks = append(marks, mark{step, time.Duration(secs * float64(time.Second))})
+			}
+		}
+	}
+	if len(marks) == 0 {
+		for _, e := range evs {
+			marks = append(marks, mark{e.step, e.time})
+		}
+	}
+	return func(step uint64) time.Duration {
+		i := sort.Search(len(marks), func(i int) bool { return marks[i].step > step })
+		if i == 0 {
+			return 0
+		}
+		return marks[i-1].t
+	}
 }
 
 // certainFrom finds the earliest moment from which every moment's branches
@@ -509,6 +538,10 @@ func printLikelihood(w io.Writer, l reports.Likelihood) {
 			fmt.Fprintf(w, "  from the start, whatever a branch draws: the seed's options make it all but certain\n")
 		default:
 			fmt.Fprintf(w, "  no fault fired by then: the schedule alone made it certain\n")
+		}
+		if f := l.JobFaultBefore; f != nil && *f != *l.FaultBefore {
+			fmt.Fprintf(w, "  the last fault on %s, the violation's job, before it: step %d (%s) %s\n", l.Job, f.Step,
+				f.Time.Round(time.Millisecond), f.Key)
 		}
 		if e := l.EventBefore; e != nil && (l.FaultBefore == nil || *e != *l.FaultBefore) {
 			fmt.Fprintf(w, "  the last event before: step %d %s\n", e.Step, e.Key)

@@ -155,6 +155,7 @@ func TestLikelihoodCommand(t *testing.T) {
 	require.NoError(t, json.Unmarshal(b, &l))
 	require.Equal(t, "exactly_once_publish", l.Checker)
 	require.Len(t, l.Moments, 3)
+	require.Positive(t, l.Moments[2].Time, "virtual time at the step, from the seed's trace")
 	page, err := os.ReadFile(filepath.Join(dir, "report.html"))
 	require.NoError(t, err)
 	require.Contains(t, string(page), `id="likelihood"`)
