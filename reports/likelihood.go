@@ -32,10 +32,12 @@ type Likelihood struct {
 	// or state transition, at or before CertainStep.
 	FaultBefore *LikelihoodEvent `json:"fault_before,omitempty"`
 	EventBefore *LikelihoodEvent `json:"event_before,omitempty"`
-	// Job is the job of the seed's first finding of Checker ("" none), and
-	// JobFaultBefore the last fault on it at or before CertainStep.
+	// Job is the job of the seed's first finding of Checker ("" none);
+	// JobFaultBefore and JobEventBefore are the last fault, and last fault,
+	// transition or client cancel, on it at or before CertainStep.
 	Job            string           `json:"job,omitempty"`
 	JobFaultBefore *LikelihoodEvent `json:"job_fault_before,omitempty"`
+	JobEventBefore *LikelihoodEvent `json:"job_event_before,omitempty"`
 	// Faults are the seed's faults, for the time axis.
 	Faults []LikelihoodEvent `json:"faults"`
 	// Overrepresented ranks the events the branches drew themselves (after
@@ -127,10 +129,12 @@ type likelihoodView struct {
 	Start         string // the share from the first moment, in words
 	FromStart     bool   // certain from the first moment on
 	// JobFault is the last fault on the violation's job before the certain
-	// step, when it is not the last fault of all.
-	JobFault *LikelihoodEvent
-	Rows     []likeRow
-	Odds     []likeOdds
+	// step, when it is not the last fault of all; JobEvent its last event,
+	// when that is not JobFault; Event the last event of all, when it is
+	// none of these.
+	JobFault, JobEvent, Event *LikelihoodEvent
+	Rows                      []likeRow
+	Odds                      []likeOdds
 }
 
 type likeTick struct {
@@ -245,6 +249,13 @@ func buildLikelihood(l *Likelihood) *likelihoodView {
 	}
 	if f := l.JobFaultBefore; f != nil && (l.FaultBefore == nil || *f != *l.FaultBefore) {
 		v.JobFault = f
+	}
+	if e := l.JobEventBefore; e != nil && (l.JobFaultBefore == nil || *e != *l.JobFaultBefore) {
+		v.JobEvent = e
+	}
+	if e := l.EventBefore; e != nil && (l.FaultBefore == nil || *e != *l.FaultBefore) &&
+		(l.JobEventBefore == nil || *e != *l.JobEventBefore) {
+		v.Event = e
 	}
 	v.FromStart = l.Certain && len(l.Moments) > 0 && l.CertainStep == l.Moments[0].Step
 	switch {

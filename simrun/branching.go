@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/dispatchsim/dispatchsim/history"
 	"github.com/dispatchsim/dispatchsim/reports"
 	"github.com/dispatchsim/dispatchsim/scenarios"
 	"github.com/dispatchsim/dispatchsim/sim"
@@ -70,6 +71,16 @@ func eachEvent(o *scenarios.Outcome, fn func(e event)) {
 	}
 	// Longest first: "job-12" is not "job-1".
 	sort.Slice(ids, func(i, j int) bool { return len(ids[i]) > len(ids[j]) })
+	type publishKey struct {
+		step  uint64
+		actor string
+	}
+	publishedBy := map[publishKey]string{}
+	for _, p := range h.Publishes {
+		if p.JobID != "" {
+			publishedBy[publishKey{p.Step, p.Actor}] = p.JobID
+		}
+	}
 	for _, f := range h.Faults {
 		state, job := "-", ""
 		for _, id := range ids {
@@ -77,6 +88,12 @@ func eachEvent(o *scenarios.Outcome, fn func(e event)) {
 				state, job = stateAt(h.States, id, f.Step), id
 				break
 			}
+		}
+		if job == "" && f.Point == history.PointPublish {
+			// A publish fault's target is the subject; the publish at its
+			// step by its actor names the job. The key stays as it was:
+			// explore's coverage map counts it.
+			job = publishedBy[publishKey{f.Step, f.Actor}]
 		}
 		point := string(f.Point)
 		if point == "" {

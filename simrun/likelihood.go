@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/dispatchsim/dispatchsim/history"
 	"github.com/dispatchsim/dispatchsim/reports"
 	"github.com/dispatchsim/dispatchsim/scenarios"
 	"github.com/dispatchsim/dispatchsim/sim"
@@ -273,11 +274,23 @@ func analyseLikelihood(o *scenarios.Outcome, target string, moments, n int, run 
 			}
 			ev := &reports.LikelihoodEvent{Step: e.step, Time: e.time, Key: e.key, Job: e.job}
 			l.EventBefore = ev
+			onJob := l.Job != "" && e.job == l.Job
+			if onJob {
+				l.JobEventBefore = ev
+			}
 			if strings.HasPrefix(e.key, "fault ") {
 				l.FaultBefore = ev
-				if l.Job != "" && e.job == l.Job {
+				if onJob {
 					l.JobFaultBefore = ev
 				}
+			}
+		}
+		// A client's cancel of the job is an event of its story too.
+		for _, op := range o.Run.History.Ops {
+			if op.Kind == history.OpCancel && op.Key == l.Job && l.Job != "" && op.CallStep <= l.CertainStep &&
+				(l.JobEventBefore == nil || op.CallStep > l.JobEventBefore.Step) {
+				l.JobEventBefore = &reports.LikelihoodEvent{Step: op.CallStep, Time: op.Call,
+					Key: "client cancel of " + op.Key, Job: op.Key}
 			}
 		}
 	}
@@ -543,7 +556,12 @@ func printLikelihood(w io.Writer, l reports.Likelihood) {
 			fmt.Fprintf(w, "  the last fault on %s, the violation's job, before it: step %d (%s) %s\n", l.Job, f.Step,
 				f.Time.Round(time.Millisecond), f.Key)
 		}
-		if e := l.EventBefore; e != nil && (l.FaultBefore == nil || *e != *l.FaultBefore) {
+		if e := l.JobEventBefore; e != nil && (l.JobFaultBefore == nil || *e != *l.JobFaultBefore) {
+			fmt.Fprintf(w, "  the last event on %s before it: step %d (%s) %s\n", l.Job, e.Step, e.Time.Round(time.Millisecond),
+				e.Key)
+		}
+		if e := l.EventBefore; e != nil && (l.FaultBefore == nil || *e != *l.FaultBefore) &&
+			(l.JobEventBefore == nil || *e != *l.JobEventBefore) {
 			fmt.Fprintf(w, "  the last event before: step %d %s\n", e.Step, e.Key)
 		}
 	default:

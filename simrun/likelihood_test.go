@@ -77,6 +77,8 @@ func TestLikelihoodNamesTheDefiningFault(t *testing.T) {
 	require.NotNil(t, l.FaultBefore)
 	require.Equal(t, fault.Step, l.FaultBefore.Step)
 	require.Contains(t, l.FaultBefore.Key, "fault "+faults.PublishFailsAfterStored.Name+" at publish")
+	require.Equal(t, "j-21", l.Job, "the job published twice")
+	require.Equal(t, l.FaultBefore, l.JobFaultBefore, "the fault was on that job")
 	before, refined := 0, 0
 	for _, m := range l.Moments {
 		require.Equal(t, n, m.Runs)
