@@ -3,6 +3,7 @@ package simrun
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,7 +11,9 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/dispatchsim/dispatchsim/checker"
 	"github.com/dispatchsim/dispatchsim/faults"
+	"github.com/dispatchsim/dispatchsim/history"
 	"github.com/dispatchsim/dispatchsim/reports"
 	"github.com/dispatchsim/dispatchsim/scenarios"
 	"github.com/dispatchsim/dispatchsim/sim"
@@ -175,4 +178,46 @@ func TestLikelihoodCommand(t *testing.T) {
 		require.Equal(t, exitUsage, code, "%v: %s", bad, stderr.String())
 		require.Equal(t, 1, strings.Count(strings.TrimSpace(stderr.String()), "\n")+1, "%v: %s", bad, stderr.String())
 	}
+}
+
+// A branch that never ran (an interrupt) or ran into an error leaves its
+// moment short, and a short moment is never certain, however its other
+// branches ended.
+func TestLikelihoodUnrunBranchesAreNeverCertain(t *testing.T) {
+	require.NoError(t, register([]sut.System{cordum.System{}}))
+	o := &scenarios.Outcome{System: "cordum", Scenario: "s", Seed: 1, Steps: 100,
+		Result: &checker.Result{Violations: []checker.Violation{{Checker: "c", Step: 90, Job: "j-1"}}},
+		Run:    &sim.Result{History: &history.History{}}}
+	allFail := func(lose func(i int) branchOutcome) branchRunner {
+		return func(steps []uint64, n int) []branchOutcome {
+			var out []branchOutcome
+			for _, s := range steps {
+				for b := 1; b <= n; b++ {
+					bo := branchOutcome{Step: s, N: b, Failed: true}
+					if s == steps[len(steps)-1] && b == n {
+						bo = lose(b)
+						bo.Step, bo.N = s, b
+					}
+					out = append(out, bo)
+				}
+			}
+			return out
+		}
+	}
+	l := analyseLikelihood(o, "c", 4, 3, allFail(func(int) branchOutcome { return branchOutcome{Failed: true} }))
+	require.True(t, l.Certain)
+	require.Equal(t, uint64(0), l.CertainStep, "every branch fails from the start")
+	require.Equal(t, uint64(90), l.ViolationStep)
+	require.Equal(t, "j-1", l.Job)
+
+	l = analyseLikelihood(o, "c", 4, 3, allFail(func(int) branchOutcome { return branchOutcome{Missing: true} }))
+	require.False(t, l.Certain, "the last moment is short a branch")
+	require.Equal(t, 1, l.NotRun)
+	require.Equal(t, 2, l.Moments[len(l.Moments)-1].Runs)
+
+	l = analyseLikelihood(o, "c", 4, 3, allFail(func(int) branchOutcome {
+		return branchOutcome{Err: errors.New("worker died")}
+	}))
+	require.False(t, l.Certain)
+	require.Equal(t, 1, l.Moments[len(l.Moments)-1].Errors)
 }
