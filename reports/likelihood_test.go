@@ -52,8 +52,13 @@ func TestLikelihoodPanel(t *testing.T) {
 		"the last fault on the violation's job is named")
 	require.Contains(t, html, `class="fmark jobkey"`)
 
-	without := renderSeed(t, NewSeedReport(runOf(o), "", Meta{}))
+	without := renderSeed(t, NewSeedReport(runOf(o), "", Meta{Explain: "simrun likelihood --scenario s --seed 13"}))
 	require.NotContains(t, without, `id="likelihood"`, "no panel unless simrun likelihood ran")
+	require.Contains(t, without, `<code id="likelihood-line">simrun likelihood --scenario s --seed 13</code>`,
+		"but the line that runs it")
+	with := renderSeed(t, NewSeedReport(runOf(o), "", Meta{Explain: "simrun likelihood --scenario s --seed 13",
+		Likelihood: sampleLikelihood()}))
+	require.NotContains(t, with, `id="likelihood-line"`, "with the panel there, no line to run it again")
 }
 
 // The curve's geometry: step 0 at the plot's left edge, the last moment at

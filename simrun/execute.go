@@ -113,6 +113,12 @@ func shrinkLine(system, scenario string, seed uint64, v scenarios.Variant) strin
 	return fmt.Sprintf("%s shrink%s --scenario %s --seed %d%s", progName, systemFlag(system), scenario, seed, v.Flags())
 }
 
+// likelihoodLine shows when a seed's failure became certain (a branch of a
+// seed is not one: its moments are the seed's).
+func likelihoodLine(system, scenario string, seed uint64, v scenarios.Variant) string {
+	return fmt.Sprintf("%s likelihood%s --scenario %s --seed %d%s", progName, systemFlag(system), scenario, seed, v.Flags())
+}
+
 // systemFlag is " --system NAME" for every system but this program's
 // default, the one a pasted line without the flag runs.
 func systemFlag(system string) string {
@@ -198,6 +204,9 @@ func writeArtifacts(dir string, sc scenarios.Scenario, o *scenarios.Outcome, res
 	}
 	if meta.Shrink == "" {
 		meta.Shrink = shrinkLine(o.System, sc.Name, o.Seed, o.Variant)
+	}
+	if meta.Explain == "" && o.Variant.Branch.IsZero() {
+		meta.Explain = likelihoodLine(o.System, sc.Name, o.Seed, o.Variant)
 	}
 	writes := []struct {
 		name  string

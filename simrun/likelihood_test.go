@@ -165,6 +165,16 @@ func TestLikelihoodCommand(t *testing.T) {
 	require.NoError(t, err)
 	require.Contains(t, string(page), `id="likelihood"`)
 
+	// Any other report of a failing seed offers the line that adds the panel.
+	sc, _ := scenarios.Lookup("ambiguous-publish-no-dedup")
+	sc = sc.On(cordum.System{})
+	o := sc.RunTraced(6101, nil)
+	other := filepath.Join(out, "other")
+	require.NoError(t, writeArtifacts(other, sc, o, reports.SeedResultOf(reportRun(o), sc.ExpectViolation), reports.Meta{}))
+	page, err = os.ReadFile(filepath.Join(other, "report.html"))
+	require.NoError(t, err)
+	require.Contains(t, string(page), "simrun likelihood --scenario ambiguous-publish-no-dedup --seed 6101")
+
 	for _, bad := range [][]string{
 		{"likelihood", "--scenario", "nope", "--seed", "1"},
 		{"likelihood", "--scenario", "ambiguous-publish-no-dedup"},
