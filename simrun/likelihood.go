@@ -564,6 +564,8 @@ func printLikelihood(w io.Writer, l reports.Likelihood) {
 			(l.JobEventBefore == nil || *e != *l.JobEventBefore) {
 			fmt.Fprintf(w, "  the last event before: step %d %s\n", e.Step, e.Key)
 		}
+	case l.NotRun > 0:
+		fmt.Fprintf(w, "not certain at any moment that ran in full: an unrun branch might have avoided %s\n", l.Checker)
 	default:
 		fmt.Fprintf(w, "never certain: at every moment some branch avoids %s\n", l.Checker)
 	}
