@@ -25,14 +25,18 @@ type Meta struct {
 	EngineVersion string
 	// Options are the run's derived options (what the seed drew), in order.
 	Options []Option
-	// Replay reproduces the seed; Shrink shrinks its fault plan. An empty
+	// Replay reproduces the seed; Shrink shrinks its fault plan; Explain
+	// runs simrun likelihood on it ("" none, as for a branch). An empty
 	// Replay is the scenario's replay line.
-	Replay, Shrink string
+	Replay, Shrink, Explain string
 	// Plan is the fault plan to show, typically the shrunk minimal one; nil
 	// shows the plan the run recorded.
 	Plan *history.Plan
 	// Note is shown under the title: why this report was written, say.
 	Note string
+	// Likelihood, if set, adds the panel of when the failure became
+	// certain (simrun likelihood).
+	Likelihood *Likelihood
 }
 
 // Option is one name/value pair of a run's configuration.
@@ -59,7 +63,8 @@ type seedView struct {
 	Timeline                    timelineView
 	Lin                         linSection
 	Trace                       traceView
-	Replay, Shrink              string
+	Replay, Shrink, Explain     string
+	Likelihood                  *likelihoodView
 }
 
 // planView is the fault plan as a table.
@@ -86,7 +91,10 @@ func NewSeedReport(o Run, expect string, meta Meta) *SeedReport {
 	fx := newFaultIndex(h, o.Plan)
 	v := seedView{System: o.System, Scenario: o.Scenario, Seed: o.Seed, Steps: o.Steps, Checksum: fmt.Sprintf("%016x", o.Checksum),
 		Verdict: seedVerdict(o.Result, expect), EngineVersion: meta.EngineVersion, Options: meta.Options, Note: meta.Note,
-		Replay: meta.Replay, Shrink: meta.Shrink}
+		Replay: meta.Replay, Shrink: meta.Shrink, Likelihood: buildLikelihood(meta.Likelihood)}
+	if meta.Likelihood == nil {
+		v.Explain = meta.Explain // with the panel there, the line would only run it again
+	}
 	if v.Replay == "" {
 		v.Replay = o.Replay
 	}

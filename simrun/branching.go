@@ -6,7 +6,9 @@ import (
 	"io"
 	"sort"
 	"strings"
+	"time"
 
+	"github.com/dispatchsim/dispatchsim/history"
 	"github.com/dispatchsim/dispatchsim/reports"
 	"github.com/dispatchsim/dispatchsim/scenarios"
 	"github.com/dispatchsim/dispatchsim/sim"
@@ -31,38 +33,12 @@ type moment struct {
 // job it hit (a (state, fault) combination), and each kind of state
 // transition a job made.
 func momentsOf(o *scenarios.Outcome) []moment {
-	h := o.Run.History
 	first := map[string]uint64{}
-	note := func(key string, step uint64) {
-		if s, seen := first[key]; !seen || step < s {
-			first[key] = step
+	eachEvent(o, func(e event) {
+		if s, seen := first[e.key]; !seen || e.step < s {
+			first[e.key] = e.step
 		}
-	}
-	var ids []string
-	for _, j := range h.Submitted {
-		ids = append(ids, j.JobID)
-	}
-	// Longest first: "job-12" is not "job-1".
-	sort.Slice(ids, func(i, j int) bool { return len(ids[i]) > len(ids[j]) })
-	for _, f := range h.Faults {
-		state := "-"
-		for _, id := range ids {
-			if id != "" && strings.Contains(f.Target, id) {
-				state = stateAt(h.States, id, f.Step)
-				break
-			}
-		}
-		point := string(f.Point)
-		if point == "" {
-			point = "a set time" // a window or an operator's event
-		}
-		note(fmt.Sprintf("fault %s at %s in %s", f.Kind, point, state), f.Step)
-	}
-	for _, s := range h.States {
-		if s.From != "" && s.From != s.To {
-			note("transition "+s.From+"->"+s.To, s.Step)
-		}
-	}
+	})
 	out := make([]moment, 0, len(first))
 	for k, s := range first {
 		out = append(out, moment{Key: k, Step: s})
@@ -74,6 +50,62 @@ func momentsOf(o *scenarios.Outcome) []moment {
 		return out[i].Key < out[j].Key
 	})
 	return out
+}
+
+// event is one fault or state transition of a run, keyed as moments are;
+// job is the job it touched ("" none).
+type event struct {
+	key  string
+	step uint64
+	time time.Duration
+	job  string
+}
+
+// eachEvent calls fn for every event of the run that a moment's key names:
+// each fault that fired and each state transition, in history order.
+func eachEvent(o *scenarios.Outcome, fn func(e event)) {
+	h := o.Run.History
+	var ids []string
+	for _, j := range h.Submitted {
+		ids = append(ids, j.JobID)
+	}
+	// Longest first: "job-12" is not "job-1".
+	sort.Slice(ids, func(i, j int) bool { return len(ids[i]) > len(ids[j]) })
+	type publishKey struct {
+		step  uint64
+		actor string
+	}
+	publishedBy := map[publishKey]string{}
+	for _, p := range h.Publishes {
+		if p.JobID != "" {
+			publishedBy[publishKey{p.Step, p.Actor}] = p.JobID
+		}
+	}
+	for _, f := range h.Faults {
+		state, job := "-", ""
+		for _, id := range ids {
+			if id != "" && strings.Contains(f.Target, id) {
+				state, job = stateAt(h.States, id, f.Step), id
+				break
+			}
+		}
+		if job == "" && f.Point == history.PointPublish {
+			// A publish fault's target is the subject; the publish at its
+			// step by its actor names the job. The key stays as it was:
+			// explore's coverage map counts it.
+			job = publishedBy[publishKey{f.Step, f.Actor}]
+		}
+		point := string(f.Point)
+		if point == "" {
+			point = "a set time" // a window or an operator's event
+		}
+		fn(event{fmt.Sprintf("fault %s at %s in %s", f.Kind, point, state), f.Step, f.Time, job})
+	}
+	for _, s := range h.States {
+		if s.From != "" && s.From != s.To {
+			fn(event{"transition " + s.From + "->" + s.To, s.Step, s.Time, s.JobID})
+		}
+	}
 }
 
 // stateAt is the job's committed state at step ("new" before its first).

@@ -30,6 +30,9 @@ type seedRun struct {
 	Compare *reports.SeedFacts `json:"compare,omitempty"`
 	// Moments are the run's rare moments, when the task asked.
 	Moments []moment `json:"moments,omitempty"`
+	// Events are the keys of the events after the branch's step, when the
+	// task asked.
+	Events []string `json:"events,omitempty"`
 }
 
 // execute runs one task. A plain task only judges the seed. An artifacts
@@ -69,6 +72,9 @@ func execute(t task, out string) (seedRun, error) {
 		if t.Moments {
 			run.Moments = momentsOf(o)
 		}
+		if t.Events {
+			run.Events = eventKeysAfter(o, v.Branch.Step)
+		}
 		return run, nil
 	}
 	traced := sc.RunTraced(t.Seed, nil)
@@ -105,6 +111,12 @@ func replayFromSummary(out, system, scenario string, seed uint64, v scenarios.Va
 // shrinkLine shrinks a seed's fault plan, on its own system.
 func shrinkLine(system, scenario string, seed uint64, v scenarios.Variant) string {
 	return fmt.Sprintf("%s shrink%s --scenario %s --seed %d%s", progName, systemFlag(system), scenario, seed, v.Flags())
+}
+
+// likelihoodLine shows when a seed's failure became certain (a branch of a
+// seed is not one: its moments are the seed's).
+func likelihoodLine(system, scenario string, seed uint64, v scenarios.Variant) string {
+	return fmt.Sprintf("%s likelihood%s --scenario %s --seed %d%s", progName, systemFlag(system), scenario, seed, v.Flags())
 }
 
 // systemFlag is " --system NAME" for every system but this program's
@@ -192,6 +204,9 @@ func writeArtifacts(dir string, sc scenarios.Scenario, o *scenarios.Outcome, res
 	}
 	if meta.Shrink == "" {
 		meta.Shrink = shrinkLine(o.System, sc.Name, o.Seed, o.Variant)
+	}
+	if meta.Explain == "" && o.Variant.Branch.IsZero() {
+		meta.Explain = likelihoodLine(o.System, sc.Name, o.Seed, o.Variant)
 	}
 	writes := []struct {
 		name  string

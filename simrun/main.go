@@ -160,6 +160,6 @@ func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	root.SetFlagErrorFunc(explainFlagError)
 	root.AddCommand(newListCmd(), newRunCmd(), newReplayCmd(), newShrinkCmd(), newReportCmd(), newWorkerCmd(), newCompareCmd(),
 		newMutantsCmd(),
-		newExploreCmd(), newCheckCmd())
+		newExploreCmd(), newCheckCmd(), newLikelihoodCmd())
 	return root
 }

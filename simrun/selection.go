@@ -173,6 +173,9 @@ type task struct {
 	Strategy string `json:"strategy,omitempty"`
 	// Moments asks for the run's moments, for explore --branch.
 	Moments bool `json:"moments,omitempty"`
+	// Events asks for the keys of the events a branch drew after its step,
+	// for simrun likelihood.
+	Events bool `json:"events,omitempty"`
 }
 
 // tasks flattens the cases in order (regression seeds first, as the suite
