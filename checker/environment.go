@@ -2,6 +2,7 @@ package checker
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/dispatchsim/dispatchsim/history"
 )
@@ -13,6 +14,7 @@ import (
 // partition that lost linearizability for that reason no longer makes the run
 // illegal; it is reported in the environment's layer instead.
 func attributeToEnvironment(c *run) {
+	attributeToBrokerLosses(c)
 	losses := c.in.History.StoreLosses
 	if len(losses) == 0 {
 		return
@@ -68,4 +70,37 @@ func affectedAnywhere(losses []history.StoreLoss, id string) bool {
 		}
 	}
 	return false
+}
+
+// BrokerLossExcuses are the checkers whose verdict on a job rests on its
+// messages arriving, and so the only ones a broker's loss of them excuses: a
+// lost request leaves an accepted job never created, a lost dispatch or
+// result leaves the job to time out, and a message id the broker forgot lets
+// a re-publish of it be stored and run again. The store kept every write:
+// the state machine, locks, terminal states and timeouts are still the
+// system's on those jobs.
+var BrokerLossExcuses = []string{"no_job_lost", "job_succeeded", "success_result_kept", "exactly_once_publish",
+	"exactly_once_execution", "no_concurrent_dispatches"}
+
+// attributeToBrokerLosses moves to LayerEnvironment the violations of a
+// BrokerLossExcuses checker on a job whose message the broker lost, from the
+// loss on (or judged on the final record), and job_terminal on such a job
+// that never came to exist.
+func attributeToBrokerLosses(c *run) {
+	for _, l := range c.in.History.BrokerLosses {
+		for i := range c.out.Violations {
+			v := &c.out.Violations[i]
+			final := v.Step == 0 || finalRecordCheckers[v.Checker]
+			// A job whose request was lost never existed: it is no more
+			// terminal than it is held (no_job_lost).
+			never := v.Checker == "job_terminal" && len(c.jobStates[v.Job]) == 0
+			if v.Layer == LayerAssumptions || v.Layer == LayerEnvironment || !(final || l.Step <= v.Step) ||
+				!l.Affects(v.Job) || !slices.Contains(BrokerLossExcuses, v.Checker) && !never {
+				continue
+			}
+			v.Message = fmt.Sprintf("after the broker lost the messages it stored since %s (at %s): %s [was %s]",
+				l.Since, l.Time, v.Message, v.Layer)
+			v.Layer = LayerEnvironment
+		}
+	}
 }

@@ -2,6 +2,7 @@ package checker
 
 import (
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -99,4 +100,59 @@ func TestAStoreLossExcusesFinalRecordFindingsStampedBeforeIt(t *testing.T) {
 	attributeToEnvironment(c)
 	require.Equal(t, LayerEnvironment, c.out.Violations[0].Layer)
 	require.Equal(t, LayerInvariants, c.out.Violations[1].Layer)
+}
+
+// brokerLoss has the broker forget the messages of jobs, stored since the
+// story's start, at the story's current step.
+func (s *story) brokerLoss(jobs ...string) *story {
+	s.tick()
+	s.h.BrokerLosses = append(s.h.BrokerLosses, history.BrokerLoss{Step: s.step, Time: s.at(), Messages: len(jobs), Jobs: jobs})
+	return s
+}
+
+// The broker lost j1's first dispatch copy, and with it the message id: the
+// re-publish it stored and the second execution are the environment's. The
+// same story on a job the loss did not touch, or a loss after the fact, is
+// still the engine's; and the store kept every write, so a resurrection on a
+// job whose messages were lost is still the engine's.
+func TestABrokerLossExcusesOnlyWhatRestsOnItsMessages(t *testing.T) {
+	lost := ambiguousThenRepublished(5*time.Second, history.PublishStored)
+	lost.h.BrokerLosses = []history.BrokerLoss{{Step: lost.h.Publishes[1].Step - 1, Messages: 1, Jobs: []string{"j1"}}}
+	r := lost.checkWithBus(jetStream)
+	require.Equal(t, []string{"exactly_once_publish", "exactly_once_execution"}, checkers(r))
+	for _, v := range r.Violations {
+		require.Equal(t, LayerEnvironment, v.Layer, "%s", v)
+		require.Contains(t, v.Message, "after the broker lost the messages it stored")
+	}
+	require.False(t, r.SystemFailed())
+
+	elsewhere := ambiguousThenRepublished(5*time.Second, history.PublishStored)
+	elsewhere.h.BrokerLosses = []history.BrokerLoss{{Step: 1, Messages: 1, Jobs: []string{"j2"}}}
+	require.True(t, elsewhere.checkWithBus(jetStream).SystemFailed(), "another job's loss excuses nothing here")
+
+	after := ambiguousThenRepublished(5*time.Second, history.PublishStored).brokerLoss("j1")
+	require.True(t, after.checkWithBus(jetStream).SystemFailed(), "a loss after the re-publish excuses it not")
+
+	resurrected := newStory().dispatch("j2").brokerLoss("j2").commit("j2", engine.StateRunning)
+	r = resurrected.check()
+	require.True(t, r.SystemFailed())
+	require.Contains(t, checkers(r), "no_resurrection")
+	for _, v := range r.Violations {
+		require.NotEqual(t, LayerEnvironment, v.Layer, "%s", v)
+	}
+}
+
+// A job whose request the broker lost never came to exist: not held
+// (no_job_lost) and so never terminal, both the loss's. A job that did exist
+// and was left unfinished is still the engine's to end.
+func TestABrokerLossOfARequestExcusesTheJobNeverMade(t *testing.T) {
+	s := newStory().submit("j9").brokerLoss("j9")
+	r := s.check()
+	require.ElementsMatch(t, []string{"no_job_lost", "job_terminal"}, checkers(r))
+	require.False(t, r.SystemFailed(), "%v", r.Violations)
+
+	stuck := newStory().submit("j9").commit("j9", engine.StatePending).brokerLoss("j9")
+	r = stuck.check()
+	require.True(t, r.SystemFailed())
+	require.Contains(t, checkers(r), "job_terminal")
 }

@@ -17,7 +17,7 @@ var effectsAt = map[sim.PointKind][]sim.Effect{
 		sim.EffectCrashAfterApply, sim.EffectPause},
 	sim.PointPublish: {sim.EffectFailClean, sim.EffectFailStored, sim.EffectDelay, sim.EffectCrash},
 	sim.PointDeliver: {sim.EffectDuplicate, sim.EffectDelay},
-	sim.PointAck:     {sim.EffectAckLost, sim.EffectCrash},
+	sim.PointAck:     {sim.EffectAckLost, sim.EffectAckLate, sim.EffectCrash},
 	sim.PointWorker: {sim.EffectCrash, sim.EffectDuplicateResult, sim.EffectDelay, sim.EffectRetryableAfterSuccess,
 		sim.EffectRetryableResult},
 }
@@ -131,6 +131,7 @@ func TestAvailabilityFilters(t *testing.T) {
 		"DeliveryDuplicated":             jobDeliver,
 		"DeliveryDelayed":                jobDeliver,
 		"AckLost":                        jobAcks,
+		"AckLateAfterAckWait":            jobAcks,
 		"ReplicaCrash":                   replicaRedis,
 		"ReplicaCrashAfterApply":         replicaWrites,
 		"ReplicaCrashBeforePublish":      {"replica publish"},
@@ -152,11 +153,13 @@ func TestAvailabilityFilters(t *testing.T) {
 		"WorkerStoreFails":               workerStore,
 		"WorkerStoreReplyLost":           {"worker gate claim"},
 		// Setup kinds act on the world, never at a point.
-		"ClockSkew":                nil,
-		"PoolMappingMissing":       nil,
-		"PoolMappingMissingStatic": nil,
-		"RollingDeploy":            nil,
-		"StoreLosesAckedWrites":    nil,
+		"ClockSkew":                 nil,
+		"PoolMappingMissing":        nil,
+		"PoolMappingMissingStatic":  nil,
+		"RollingDeploy":             nil,
+		"StoreLosesAckedWrites":     nil,
+		"BrokerLosesAckedPublishes": nil,
+		"BrokerRestartForgetsAcks":  nil,
 	}
 	points := namedPoints()
 	for _, k := range Catalog() {

@@ -8,6 +8,7 @@ package history
 import (
 	"fmt"
 	"hash/fnv"
+	"slices"
 	"strings"
 	"time"
 
@@ -42,6 +43,9 @@ type History struct {
 	// StoreLosses are the store breaking its own contract: acknowledged
 	// writes it forgot (a failover to a copy that had not received them).
 	StoreLosses []StoreLoss
+	// BrokerLosses are the broker breaking its own contract: acknowledged
+	// publishes forgotten in a crash.
+	BrokerLosses []BrokerLoss
 	// ReplicaSkew is how far each replica's clock ran from true time.
 	ReplicaSkew []time.Duration
 	Redis       RedisStats
@@ -191,6 +195,22 @@ func (l StoreLoss) Affects(id string) bool {
 	}
 	return false
 }
+
+// BrokerLoss is the broker forgetting every message it stored after Since
+// (acknowledged to the publisher, never flushed): at Time it came back
+// without them. Jobs are the jobs whose messages (requests, dispatches,
+// results, cancels) it lost; from Step on, what depends on those messages
+// arriving is the environment's (checker.BrokerLossExcuses).
+type BrokerLoss struct {
+	Step     uint64
+	Time     time.Duration
+	Since    time.Duration
+	Messages int
+	Jobs     []string
+}
+
+// Affects reports whether the loss took a message of job id.
+func (l BrokerLoss) Affects(id string) bool { return slices.Contains(l.Jobs, id) }
 
 // WorkerReport is a result a worker's broker accepted: what the job record
 // must show once the engine applied it.
@@ -376,9 +396,12 @@ type Effect string
 // Publish: FailClean, FailStored, Delay, Crash. Deliver: Duplicate, Delay.
 // Ack: AckLost, Crash. Worker: Crash, DuplicateResult, Delay, RetryableAfterSuccess.
 const (
-	EffectFailBeforeApply       Effect = "fail_before_apply"
-	EffectReplyLostAfterApply   Effect = "reply_lost_after_apply"
-	EffectDelay                 Effect = "delay"
+	EffectFailBeforeApply     Effect = "fail_before_apply"
+	EffectReplyLostAfterApply Effect = "reply_lost_after_apply"
+	EffectDelay               Effect = "delay"
+	// EffectAckLate holds an ack until the ack wait plus the fault's
+	// duration has passed.
+	EffectAckLate               Effect = "ack_late"
 	EffectCrash                 Effect = "crash"
 	EffectCrashAfterApply       Effect = "crash_after_apply"
 	EffectPause                 Effect = "pause"

@@ -233,6 +233,21 @@ func All() []Scenario {
 			Seeds:     SeedRange{First: 8800, Count: 8},
 		},
 		{
+			Name:   "broker-failures",
+			Source: "issue: JetStream's failure modes",
+			Description: "the broker's own failures from the field: a crash that loses the publishes it acknowledged " +
+				"since its last flush (what rests on those messages is the environment's, on their jobs only), a restart " +
+				"that forgets recent acks and redelivers those messages, and acks that arrive after the ack wait and " +
+				"settle a message another member holds (both within the contract: nothing excused); a store outage " +
+				"keeps requests NAKed and ambiguous publishes are re-published, so the loss has messages to take",
+			Faults: []faults.Kind{faults.BrokerLosesAckedPublishes, faults.BrokerRestartForgetsAcks,
+				faults.AckLateAfterAckWait, faults.StoreOutage, faults.PublishFailsAfterStored},
+			Options:   often(0.05, faults.AckLateAfterAckWait),
+			Sometimes: []string{"broker_loss_touched"},
+			World:     World{Workload: &sim.Workload{Jobs: 40, StatusReads: 30, CancelRate: 0.05}},
+			Seeds:     SeedRange{First: 8900, Count: 8},
+		},
+		{
 			Name:        "swarm",
 			Source:      "exploratory",
 			Description: "each seed draws which fault kinds are on and how often (swarm testing), with jobs and workflow runs",

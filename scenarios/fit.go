@@ -101,7 +101,7 @@ var sometimesNeeds = map[string]Feature{
 }
 
 // environmentBranches are reached by the environment, whatever the system.
-var environmentBranches = map[string]bool{"store_loss_touched": true}
+var environmentBranches = map[string]bool{"store_loss_touched": true, "broker_loss_touched": true}
 
 // SometimesNotApplicable says why a system with spec s cannot be asked to
 // reach branch ("" when it can): the label must be one the system's branch

@@ -375,6 +375,11 @@ func branches(w *sim.World, res *sim.Result) map[string]int {
 			out["store_loss_touched"]++
 		}
 	}
+	for _, l := range res.History.BrokerLosses {
+		if len(l.Jobs) > 0 {
+			out["broker_loss_touched"]++
+		}
+	}
 	for _, g := range append(w.Metrics(), w.GatewayMetrics()) {
 		families, err := g.Gather()
 		if err != nil {

@@ -24,6 +24,14 @@ const (
 	// acknowledged in the last For is forgotten. The environment breaks its
 	// contract; the checker attributes what follows to it.
 	EventStoreLoss EventAction = "store-loss"
+	// EventBrokerLoss crashes the broker, which comes back without the
+	// messages it stored (and acknowledged) in the last For: a lazy fsync.
+	// The environment breaks its contract, as with a store loss.
+	EventBrokerLoss EventAction = "broker-loss"
+	// EventBrokerRestart restarts the broker, which forgets the acks it took
+	// in the last For and delivers those messages again. Within the
+	// at-least-once contract: nothing is excused.
+	EventBrokerRestart EventAction = "broker-restart"
 )
 
 // Event is an operator's or the environment's action at a virtual time. A
@@ -43,6 +51,10 @@ func (e Event) String() string {
 	switch e.Action {
 	case EventStoreLoss:
 		return fmt.Sprintf("%s at %s: the last %s of writes", e.Action, e.At, e.For)
+	case EventBrokerLoss:
+		return fmt.Sprintf("%s at %s: the last %s of stored messages", e.Action, e.At, e.For)
+	case EventBrokerRestart:
+		return fmt.Sprintf("%s at %s: the last %s of acks", e.Action, e.At, e.For)
 	case EventStop, EventPause:
 		return fmt.Sprintf("%s replica-%d at %s for %s", e.Action, e.Replica, e.At, e.For)
 	}
@@ -52,9 +64,9 @@ func (e Event) String() string {
 // validate says what is wrong with e in a world of n replicas.
 func (e Event) validate(n int) error {
 	switch e.Action {
-	case EventStoreLoss:
+	case EventStoreLoss, EventBrokerLoss, EventBrokerRestart:
 		if e.For <= 0 || e.For > e.At {
-			return fmt.Errorf("event %s: the writes lost must be a positive span no longer than the time before it", e)
+			return fmt.Errorf("event %s: the span lost must be positive and no longer than the time before it", e)
 		}
 		return nil
 	case EventStop, EventKill, EventStart, EventPause:
@@ -95,7 +107,21 @@ func (w *World) Schedule(e Event) error {
 		})
 		return nil
 	}
-	w.k.At(e.At, func() { w.act(e) })
+	switch e.Action {
+	case EventBrokerLoss:
+		w.k.At(e.At, func() {
+			w.record(e, "bus")
+			w.bus.Lose(e.At - e.For)
+		})
+	case EventBrokerRestart:
+		w.k.At(e.At-e.For, w.bus.RememberSettles)
+		w.k.At(e.At, func() {
+			w.record(e, "bus")
+			w.bus.ForgetSettles()
+		})
+	default:
+		w.k.At(e.At, func() { w.act(e) })
+	}
 	return nil
 }
 

@@ -77,6 +77,7 @@ const (
 	EffectFailBeforeApply       = history.EffectFailBeforeApply
 	EffectReplyLostAfterApply   = history.EffectReplyLostAfterApply
 	EffectDelay                 = history.EffectDelay
+	EffectAckLate               = history.EffectAckLate
 	EffectCrash                 = history.EffectCrash
 	EffectCrashAfterApply       = history.EffectCrashAfterApply
 	EffectPause                 = history.EffectPause

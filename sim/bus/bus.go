@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"reflect"
+	"slices"
 	"sort"
 	"strconv"
 	"time"
@@ -46,6 +47,14 @@ type Bus struct {
 	unsettled map[string]InFlight
 	// draining are groups handed no more deliveries (StopDeliveries).
 	draining map[string]bool
+	// settled are the messages settled since RememberSettles, for a broker
+	// restart that forgets them (nil: not remembering).
+	settled []settledMessage
+}
+
+type settledMessage struct {
+	c *consumer
+	p *pending
 }
 
 // stream is what the broker remembers of a stream: the message ids it
@@ -153,6 +162,7 @@ func plainType(t reflect.Type) bool {
 
 type message struct {
 	seq     uint64
+	at      time.Duration // when the broker stored it
 	subject string
 	id      string
 	data    []byte
@@ -418,7 +428,7 @@ func (b *Bus) duplicate(st *stream, id string) bool {
 
 func (b *Bus) store(st *stream, subject string, msg sut.Message, fact sut.MessageFact) {
 	b.seq++
-	m := &message{seq: b.seq, subject: subject, id: msg.ID, data: msg.Data, jobID: fact.JobID, heartbeat: fact.Heartbeat, cancel: fact.Cancel,
+	m := &message{seq: b.seq, at: b.k.Now(), subject: subject, id: msg.ID, data: msg.Data, jobID: fact.JobID, heartbeat: fact.Heartbeat, cancel: fact.Cancel,
 		gen: fact.Gen, resultPtr: fact.ResultPtr}
 	if fact.JobID != "" && !fact.Dispatch && !fact.Cancel {
 		m.digest = history.MessageDigest(msg.Data) // a worker's result, a job request
@@ -583,6 +593,9 @@ func (b *Bus) runDelivery(c *consumer, p *pending, sub *subscription, count int)
 				case history.EffectAckLost:
 					k.Tracef(a.Name(), "ack lost %s#%d", m.subject, m.seq)
 					return
+				case history.EffectAckLate:
+					k.Tracef(a.Name(), "ack of %s#%d late past the ack wait", m.subject, m.seq)
+					a.SleepUntil(k.Now() + b.cfg.AckWait + f.Duration)
 				}
 			}
 		}
@@ -611,6 +624,9 @@ func (b *Bus) settle(c *consumer, p *pending, a *kernel.Actor, settle sut.Settle
 		return
 	}
 	delete(c.pending, m.seq)
+	if b.settled != nil {
+		b.settled = append(b.settled, settledMessage{c, p})
+	}
 	if settle.Dropped != nil {
 		k.Tracef(a.Name(), "ack (dropped: %v) %s#%d", settle.Dropped, m.subject, m.seq)
 	} else {
@@ -646,4 +662,93 @@ func deliveryName(subject string, seq uint64, count int) string {
 	b = strconv.AppendUint(b, seq, 10)
 	b = append(b, '.')
 	return string(strconv.AppendInt(b, int64(count), 10))
+}
+
+// Lose is the broker coming back from a crash without the messages it
+// stored since since (acknowledged, not yet flushed to disk: JetStream's
+// default fsync runs every two minutes): gone from every consumer, their ids
+// gone from the duplicate windows. A handler holding one may still settle
+// it; the broker no longer knows it. It returns what was lost.
+func (b *Bus) Lose(since time.Duration) history.BrokerLoss {
+	k := b.k
+	loss := history.BrokerLoss{Step: k.Step(), Time: k.Now(), Since: since}
+	keep := len(b.log)
+	for keep > 0 && b.log[keep-1].at >= since {
+		keep--
+	}
+	lost := map[uint64]bool{}
+	jobs := map[string]bool{}
+	for _, m := range b.log[keep:] {
+		lost[m.seq] = true
+		if m.jobID != "" && !jobs[m.jobID] {
+			jobs[m.jobID] = true
+			loss.Jobs = append(loss.Jobs, m.jobID)
+		}
+	}
+	clear(b.log[keep:])
+	b.log = b.log[:keep]
+	loss.Messages = len(lost)
+	sort.Strings(loss.Jobs)
+	for _, c := range b.consumers {
+		c.waiting = slices.DeleteFunc(c.waiting, func(m *message) bool { return lost[m.seq] })
+		c.due = slices.DeleteFunc(c.due, func(p *pending) bool { return lost[p.m.seq] })
+		for seq := range c.pending {
+			if lost[seq] {
+				delete(c.pending, seq)
+			}
+		}
+	}
+	for _, st := range b.streams {
+		for id, at := range st.seen {
+			if at >= since {
+				delete(st.seen, id)
+			}
+		}
+	}
+	b.hist.BrokerLosses = append(b.hist.BrokerLosses, loss)
+	k.Tracef("bus", "broker lost %d messages stored since %s (jobs %v)", loss.Messages, since, loss.Jobs)
+	for _, c := range b.consumers {
+		b.pump(c) // slots freed
+	}
+	return loss
+}
+
+// RememberSettles starts keeping the messages settled from now on, for
+// ForgetSettles.
+func (b *Bus) RememberSettles() {
+	if b.settled == nil {
+		b.settled = []settledMessage{}
+	}
+}
+
+// ForgetSettles is a broker restart that lost the acks (and terms) it took
+// since RememberSettles: those messages are unsettled again and delivered
+// anew, ahead of new ones, as nats-server did during rolling restarts. A
+// handler must take a message it already handled again; nothing excuses what
+// follows. It returns how many came back.
+func (b *Bus) ForgetSettles() int {
+	k := b.k
+	n := 0
+	for _, s := range b.settled {
+		c, p := s.c, s.p
+		if c.deleted || c.pending[p.m.seq] != nil || !b.holds(p.m) {
+			continue
+		}
+		c.pending[p.m.seq] = p
+		p.epoch++
+		c.due = append(c.due, p)
+		n++
+	}
+	b.settled = nil
+	k.Tracef("bus", "broker restarted: %d settled messages unsettled again", n)
+	for _, c := range b.consumers {
+		b.pump(c)
+	}
+	return n
+}
+
+// holds reports whether the broker still has m (a loss may have taken it).
+func (b *Bus) holds(m *message) bool {
+	i := sort.Search(len(b.log), func(i int) bool { return b.log[i].seq >= m.seq })
+	return i < len(b.log) && b.log[i] == m
 }
