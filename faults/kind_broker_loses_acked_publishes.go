@@ -21,14 +21,15 @@ var BrokerLosesAckedPublishes = register(Kind{
 	Description: "a broker crash loses the last publishes it acknowledged",
 	Timing:      Setup,
 	Defaults:    KindOptions{Probability: 1, DurationMsMin: 500, DurationMsMax: 10_000},
-	draw:        drawBrokerEvent(brokerLossName),
-	apply:       applyBrokerEvent(sim.EventBrokerLoss),
+	draw:        drawSpanEvent(brokerLossName),
+	apply:       applySpanEvent(sim.EventBrokerLoss),
 	swarmChance: 0.05,
 })
 
-// drawBrokerEvent draws one broker event of a span, while clients submit:
-// in a quiet minute there is nothing to lose.
-func drawBrokerEvent(kind string) func(*Injector, *sim.World, KindOptions, *rand.Rand) []PlanEntry {
+// drawSpanEvent draws one event that loses a span of the past (a store's
+// writes, a broker's messages or acks), while clients submit: in a quiet
+// minute there is nothing to lose.
+func drawSpanEvent(kind string) func(*Injector, *sim.World, KindOptions, *rand.Rand) []PlanEntry {
 	return func(_ *Injector, w *sim.World, ko KindOptions, rng *rand.Rand) []PlanEntry {
 		happens := rng.Float64() < ko.Probability
 		span := drawMs(rng, max(ko.DurationMsMin, 1), max(ko.DurationMsMax, 1))
@@ -41,7 +42,7 @@ func drawBrokerEvent(kind string) func(*Injector, *sim.World, KindOptions, *rand
 	}
 }
 
-func applyBrokerEvent(action sim.EventAction) func(*Injector, *sim.World, PlanEntry) {
+func applySpanEvent(action sim.EventAction) func(*Injector, *sim.World, PlanEntry) {
 	return func(_ *Injector, w *sim.World, e PlanEntry) {
 		_ = w.Schedule(sim.Event{At: time.Duration(e.StartMs) * time.Millisecond, Action: action,
 			For: time.Duration(e.DurationMs) * time.Millisecond}) // drawn valid: span < at

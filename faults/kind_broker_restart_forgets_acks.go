@@ -14,7 +14,7 @@ var BrokerRestartForgetsAcks = register(Kind{
 	Description: "a broker restart forgets recent acks and redelivers those messages",
 	Timing:      Setup,
 	Defaults:    KindOptions{Probability: 1, DurationMsMin: 1_000, DurationMsMax: 20_000},
-	draw:        drawBrokerEvent(brokerRestartName),
-	apply:       applyBrokerEvent(sim.EventBrokerRestart),
+	draw:        drawSpanEvent(brokerRestartName),
+	apply:       applySpanEvent(sim.EventBrokerRestart),
 	swarmChance: 0.1,
 })
