@@ -11,6 +11,26 @@ const (
 	SubjectHeartbeat = "sys.heartbeat"
 )
 
+// Stream is one broker stream of the reference deployment: the subjects that
+// share its storage and its duplicate window.
+type Stream struct {
+	Name     string
+	Subjects []string // NATS subject patterns
+}
+
+// Streams is the reference deployment's topology: the scheduler's inbox
+// (submit, result, cancel) in one stream, the dispatches in another (so a
+// dispatch's id is de-duplicated against dispatches to every worker), then
+// the DLQ and the heartbeats.
+func Streams() []Stream {
+	return []Stream{
+		{Name: "DISPATCH_SCHEDULER", Subjects: []string{SubjectSubmit, SubjectResult, SubjectCancel}},
+		{Name: "DISPATCH_JOBS", Subjects: []string{TopicSubject(">"), WorkerSubject("*")}},
+		{Name: "DISPATCH_DLQ", Subjects: []string{SubjectDLQ}},
+		{Name: "DISPATCH_HEARTBEAT", Subjects: []string{SubjectHeartbeat}},
+	}
+}
+
 // WorkerSubject is the direct subject of one worker.
 func WorkerSubject(workerID string) string { return "worker." + workerID + ".jobs" }
 

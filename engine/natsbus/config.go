@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -37,17 +38,19 @@ type Stream struct {
 	MaxAge time.Duration
 }
 
-// DefaultStreams is the reference topology: the scheduler's inbox (submit,
-// result, cancel) in one stream, the dispatches in another, then the DLQ and
-// the heartbeats. A dispatch's id (jobreq:<jobID>) is thus de-duplicated
-// against dispatches only.
+// DefaultStreams is the reference topology (engine.Streams), the heartbeats
+// kept no longer than a worker's load report tells anything. A dispatch's id
+// (jobreq:<jobID>) is de-duplicated against dispatches only.
 func DefaultStreams() []Stream {
-	return []Stream{
-		{Name: "DISPATCH_SCHEDULER", Subjects: []string{engine.SubjectSubmit, engine.SubjectResult, engine.SubjectCancel}},
-		{Name: "DISPATCH_JOBS", Subjects: []string{engine.TopicSubject(">"), engine.WorkerSubject("*")}},
-		{Name: "DISPATCH_DLQ", Subjects: []string{engine.SubjectDLQ}},
-		{Name: "DISPATCH_HEARTBEAT", Subjects: []string{engine.SubjectHeartbeat}, MaxAge: heartbeatMaxAge},
+	var out []Stream
+	for _, s := range engine.Streams() {
+		st := Stream{Name: s.Name, Subjects: s.Subjects}
+		if slices.Contains(s.Subjects, engine.SubjectHeartbeat) {
+			st.MaxAge = heartbeatMaxAge
+		}
+		out = append(out, st)
 	}
+	return out
 }
 
 // Config configures a Bus. Conn is required; zero values mean the documented

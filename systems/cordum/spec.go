@@ -4,15 +4,14 @@ import (
 	"time"
 
 	"github.com/dispatchsim/dispatchsim/engine"
-	"github.com/dispatchsim/dispatchsim/engine/natsbus"
 	"github.com/dispatchsim/dispatchsim/sut"
 )
 
-// streams is the engine's deployed topology (natsbus.DefaultStreams): every
+// streams is the engine's deployed topology (engine.Streams): every
 // dispatch subject in one stream, one duplicate window for them all.
 func streams() []sut.Stream {
 	var out []sut.Stream
-	for _, s := range natsbus.DefaultStreams() {
+	for _, s := range engine.Streams() {
 		out = append(out, sut.Stream{Name: s.Name, Subjects: s.Subjects})
 	}
 	return out
