@@ -452,14 +452,17 @@ const ttlTolerance = 10 * time.Millisecond
 
 // diffKeyspace lists the keys whose presence, type, value or TTL (to within
 // tolerance) differ.
-func diffKeyspace(sim, real map[string]keyState, tolerance time.Duration) []string {
+// A stamp written by any earlier operation is compared again after every
+// later one: stampTolerance is the widest tolerance any operation so far
+// had, ttlTolerance the current one's (TTLs are realigned after each).
+func diffKeyspace(sim, real map[string]keyState, tolerance, stampTolerance time.Duration) []string {
 	var out []string
 	for k, s := range sim {
 		r, ok := real[k]
 		switch {
 		case !ok:
 			out = append(out, fmt.Sprintf("%s: only in the simulated store: %s ttl %s", k, s.value, s.ttl))
-		case !sameStamps(s.value, r.value, tolerance):
+		case !sameStamps(s.value, r.value, stampTolerance):
 			out = append(out, fmt.Sprintf("%s: simulated %s, redis %s", k, s.value, r.value))
 		case (s.ttl < 0) != (r.ttl < 0) || (s.ttl-r.ttl).Abs() > tolerance:
 			out = append(out, fmt.Sprintf("%s: ttl simulated %s, redis %s", k, s.ttl, r.ttl))

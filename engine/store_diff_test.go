@@ -162,6 +162,7 @@ func runStoreDiff(t *testing.T, url string, seed uint64, ops int, sabotage redis
 	gen := &opGen{rng: rand.New(rand.NewPCG(seed, 0x5d1ff))}
 	var expiries []time.Time
 	var longest time.Duration // the longest operation and read on redis-server so far
+	var stampTolerance time.Duration
 	for i := range ops {
 		op := gen.next()
 		waitPastExpiries(expiries, longest)
@@ -179,9 +180,11 @@ func runStoreDiff(t *testing.T, url string, seed uint64, ops int, sabotage redis
 			t.Fatalf("seed %d, operation %d (%s): simulated: %v", seed, i+1, op, err)
 		}
 		expiries = append(expiryTimes(realKeys), expiryTimes(simKeys)...)
-		keys := diffKeyspace(simKeys, realKeys, ttlTolerance+clock.slowest())
+		tolerance := ttlTolerance + clock.slowest()
+		stampTolerance = max(stampTolerance, tolerance)
+		keys := diffKeyspace(simKeys, realKeys, tolerance, stampTolerance)
 		div := storeDivergence{op: op.String(), simReply: simReply, realReply: realReply, keys: keys}
-		if !sameStamps(div.simReply, div.realReply, ttlTolerance+clock.slowest()) || len(div.keys) > 0 {
+		if !sameStamps(div.simReply, div.realReply, stampTolerance) || len(div.keys) > 0 {
 			if !excused(div) {
 				return i + 1, &div
 			}
