@@ -5,8 +5,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"iter"
 	"math/rand/v2"
-	"runtime"
 	"runtime/debug"
 	"sort"
 	"strconv"
@@ -35,13 +35,12 @@ type Kernel struct {
 	timerSeq uint64
 	trace    *Trace
 	current  *Actor
-	yielded  chan struct{}
 	groups   map[string]*Group
 
 	onAdvance []func(time.Time)
 	onStall   func()
 
-	// idle are goroutines whose actor finished, waiting for the next one.
+	// idle are runners whose actor finished, waiting for the next one.
 	idle []*runner
 
 	panicMsg string
@@ -71,7 +70,7 @@ var Epoch = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 // New returns a kernel whose scheduling draws come from rng and whose
 // decisions go into trace.
 func New(rng *rand.Rand, trace *Trace) *Kernel {
-	return &Kernel{strategy: uniform{rng}, epoch: Epoch, trace: trace, yielded: make(chan struct{}),
+	return &Kernel{strategy: uniform{rng}, epoch: Epoch, trace: trace,
 		groups: map[string]*Group{}, livelockAfter: MaxStepsAtOneInstant}
 }
 
@@ -132,7 +131,7 @@ type Actor struct {
 	name     string
 	grp      *Group
 	grpEpoch int
-	wake     chan struct{}
+	r        *runner // the coroutine the actor runs on
 	runnable bool
 	dead     bool // killed: exits at its next yield point
 	exiting  bool
@@ -248,17 +247,18 @@ func (k *Kernel) TraceEnd(b []byte) {
 func (k *Kernel) Spawn(group, name string, fn func(ctx context.Context)) *Actor {
 	g := k.Group(group)
 	k.nextID++
-	a := &Actor{k: k, id: k.nextID, name: group + "/" + name, grp: g, grpEpoch: g.epoch,
-		wake: make(chan struct{}), runnable: true}
+	a := &Actor{k: k, id: k.nextID, name: group + "/" + name, grp: g, grpEpoch: g.epoch, runnable: true}
 	a.ctx = context.WithValue(context.Background(), actorKey{}, a)
 	k.actors = append(k.actors, a)
+	var r *runner
 	if n := len(k.idle); n > 0 {
-		r := k.idle[n-1]
+		r = k.idle[n-1]
 		k.idle = k.idle[:n-1]
-		r.next <- job{a, fn}
-		return a
+	} else {
+		r = newRunner()
 	}
-	go k.runActors(job{a, fn}) // determinism-ok: a kernel actor runs only while it holds the baton
+	r.job = job{a, fn}
+	a.r = r
 	return a
 }
 
@@ -268,48 +268,65 @@ func (k *Kernel) Spawner(group string) sut.Spawn {
 	return func(name string, run func(ctx context.Context)) { k.Spawn(group, name, run) }
 }
 
-// A runner is a goroutine that runs actors one after another. A new actor on a
-// fresh goroutine grows its stack again through go-redis and Lua (a twelfth of
-// a run's CPU); a reused one keeps it. Which goroutine runs an actor changes
-// nothing: the actor still runs only while it holds the baton.
-type runner struct{ next chan job }
+// A runner is a coroutine (iter.Pull) that runs actors one after another. The
+// kernel hands an actor the baton by resuming its runner, and the actor hands
+// it back by yielding: a direct switch between two goroutines, which the Go
+// scheduler neither sees nor decides, and cheaper than a channel hand-off. A
+// new actor on a fresh goroutine grows its stack again through go-redis and
+// Lua; a reused runner keeps it. Which runner runs an actor changes nothing.
+type runner struct {
+	next  func() (struct{}, bool)
+	stop  func()
+	yield func(struct{}) bool
+	job   job // the actor to run when next resumes an idle runner
+}
 
 type job struct {
 	a  *Actor
 	fn func(ctx context.Context)
 }
 
-func (k *Kernel) runActors(j job) {
-	r := &runner{next: make(chan job)}
-	for j.a != nil {
-		j.a.main(j.fn, r)
-		j = <-r.next
-	}
+func newRunner() *runner {
+	r := &runner{}
+	r.next, r.stop = iter.Pull(func(yield func(struct{}) bool) {
+		r.yield = yield
+		for {
+			j := r.job
+			r.job = job{}
+			if j.a == nil {
+				return
+			}
+			j.a.main(j.fn, r)
+			if !yield(struct{}{}) { // the actor ended: the baton goes back
+				return
+			}
+		}
+	})
+	return r
 }
 
-// main runs the actor once it is handed the baton. An actor that returns (or
-// was killed before it began) parks its goroutine in k.idle before handing
-// the baton back, so the kernel never sees the list change under it; one
-// killed at a yield point (runtime.Goexit) or that panicked takes its
-// goroutine with it.
+// crash is the panic that unwinds a killed actor from its yield point, its
+// deferred calls running: runtime.Goexit inside a coroutine would end the
+// kernel's goroutine too.
+type crash struct{}
+
+// main runs the actor once it is handed the baton. An actor that ends, killed
+// or not, parks its runner in k.idle before handing the baton back, so the
+// kernel never sees the list change under it.
 func (a *Actor) main(fn func(ctx context.Context), r *runner) {
-	returned := false
 	defer func() {
 		if rec := recover(); rec != nil {
-			a.k.panicMsg = fmt.Sprintf("actor %s panicked: %v\n%s", a.name, rec, debug.Stack())
+			if _, ok := rec.(crash); !ok {
+				a.k.panicMsg = fmt.Sprintf("actor %s panicked: %v\n%s", a.name, rec, debug.Stack())
+			}
 		}
 		a.done = true
 		a.k.reapDue = true
-		if returned {
-			a.k.idle = append(a.k.idle, r)
-		}
-		a.k.yielded <- struct{}{}
+		a.k.idle = append(a.k.idle, r)
 	}()
-	<-a.wake
 	if !a.dead {
 		fn(a.ctx)
 	}
-	returned = true
 }
 
 // Kill marks the actor dead: it exits at its next yield point, or when reap
@@ -337,8 +354,9 @@ func (a *Actor) park() {
 	if k.current != a {
 		panic(fmt.Sprintf("sim: actor %s yielded without the baton", a.name))
 	}
-	k.yielded <- struct{}{}
-	<-a.wake
+	if !a.r.yield(struct{}{}) {
+		panic(crash{}) // Shutdown stopped the runner
+	}
 	a.ExitIfDead()
 }
 
@@ -347,7 +365,7 @@ func (a *Actor) park() {
 func (a *Actor) ExitIfDead() {
 	if a.dead && !a.exiting {
 		a.exiting = true
-		runtime.Goexit()
+		panic(crash{})
 	}
 }
 
@@ -507,8 +525,7 @@ func (k *Kernel) reap() {
 func (k *Kernel) hand(a *Actor) {
 	k.current = a
 	k.waiting.Store(true)
-	a.wake <- struct{}{}
-	<-k.yielded
+	a.r.next()
 	k.waiting.Store(false)
 	k.progress.Add(1)
 	k.current = nil
@@ -636,7 +653,7 @@ func (k *Kernel) Shutdown() {
 	}
 	k.reap()
 	for _, r := range k.idle {
-		r.next <- job{}
+		r.stop()
 	}
 	k.idle = nil
 }
