@@ -62,15 +62,18 @@ func (c *memConn) Read(p []byte) (int, error) {
 }
 
 // serve dispatches every whole command in c.in, as miniredis's servePeer
-// does: one Dispatch and one Flush each.
+// does: one Dispatch and one Flush each. The arguments are substrings of one
+// copy of the input.
 func (c *memConn) serve() error {
-	for len(c.in) > 0 && !c.closed {
-		args, rest, ok := parseCommand(c.in)
+	in := string(c.in)
+	c.in = c.in[:0]
+	for len(in) > 0 && !c.closed {
+		args, rest, ok := parseCommand(in)
 		if !ok {
 			c.closed = true
 			return errProtocol
 		}
-		c.in = rest
+		in = rest
 		if len(args) == 0 {
 			continue
 		}
@@ -80,43 +83,43 @@ func (c *memConn) serve() error {
 			c.closed = true
 		}
 	}
-	if len(c.in) == 0 {
-		c.in = c.in[:0:0] // a pipeline's large write is not kept for the connection's life
+	if cap(c.in) > 64<<10 {
+		c.in = nil // a large pipeline's buffer is not kept for the connection's life
 	}
 	return nil
 }
 
 // parseCommand takes one RESP array of bulk strings (all go-redis writes)
 // off b.
-func parseCommand(b []byte) (args []string, rest []byte, ok bool) {
+func parseCommand(b string) (args []string, rest string, ok bool) {
 	n, b, ok := parseHeader(b, '*')
 	if !ok {
-		return nil, nil, false
+		return nil, "", false
 	}
 	args = make([]string, 0, max(n, 0))
 	for range n {
 		var l int
 		if l, b, ok = parseHeader(b, '$'); !ok || l < 0 || len(b) < l+2 {
-			return nil, nil, false
+			return nil, "", false
 		}
-		args = append(args, string(b[:l]))
+		args = append(args, b[:l])
 		b = b[l+2:]
 	}
 	return args, b, true
 }
 
 // parseHeader reads "<kind><int>\r\n".
-func parseHeader(b []byte, kind byte) (int, []byte, bool) {
+func parseHeader(b string, kind byte) (int, string, bool) {
 	if len(b) < 3 || b[0] != kind {
-		return 0, nil, false
+		return 0, "", false
 	}
 	for i := 1; i+1 < len(b); i++ {
 		if b[i] == '\r' && b[i+1] == '\n' {
-			n, err := strconv.Atoi(string(b[1:i]))
+			n, err := strconv.Atoi(b[1:i])
 			return n, b[i+2:], err == nil
 		}
 	}
-	return 0, nil, false
+	return 0, "", false
 }
 
 func (c *memConn) Write(p []byte) (int, error) {
