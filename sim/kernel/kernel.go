@@ -25,6 +25,10 @@ type Kernel struct {
 	strategy Strategy
 	epoch    time.Time
 	line     []byte // Tracef's buffer
+	// timeText is " t=<now> actor=" for timeAt: time moves far less often
+	// than lines are written.
+	timeText []byte
+	timeAt   time.Duration
 	reapDue  bool   // an actor was killed or finished since the last reap
 	now      time.Duration
 	step     uint64
@@ -239,11 +243,13 @@ func (k *Kernel) TraceStart(actor string) []byte {
 	if k.muted {
 		return k.line[:0] // TraceEnd drops it
 	}
+	if k.timeText == nil || k.timeAt != k.now {
+		k.timeText = append(appendTime(append(k.timeText[:0], " t="...), k.now), " actor="...)
+		k.timeAt = k.now
+	}
 	b := append(k.line[:0], "step="...)
 	b = strconv.AppendUint(b, k.step, 10)
-	b = append(b, " t="...)
-	b = appendTime(b, k.now)
-	b = append(b, " actor="...)
+	b = append(b, k.timeText...)
 	b = append(b, actor...)
 	return append(b, ' ')
 }
