@@ -25,8 +25,10 @@ type Kernel struct {
 	strategy Strategy
 	epoch    time.Time
 	line     []byte // Tracef's buffer
-	// timeText is " t=<now> actor=" for timeAt: time moves far less often
-	// than lines are written.
+	// stepText is "step=<stepAt>", timeText " t=<timeAt> actor=": a step
+	// writes a few lines, and time moves far less often than that.
+	stepText []byte
+	stepAt   uint64
 	timeText []byte
 	timeAt   time.Duration
 	reapDue  bool   // an actor was killed or finished since the last reap
@@ -247,8 +249,11 @@ func (k *Kernel) TraceStart(actor string) []byte {
 		k.timeText = append(appendTime(append(k.timeText[:0], " t="...), k.now), " actor="...)
 		k.timeAt = k.now
 	}
-	b := append(k.line[:0], "step="...)
-	b = strconv.AppendUint(b, k.step, 10)
+	if k.stepText == nil || k.stepAt != k.step {
+		k.stepText = strconv.AppendUint(append(k.stepText[:0], "step="...), k.step, 10)
+		k.stepAt = k.step
+	}
+	b := append(k.line[:0], k.stepText...)
 	b = append(b, k.timeText...)
 	b = append(b, actor...)
 	return append(b, ' ')
