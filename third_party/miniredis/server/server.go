@@ -458,8 +458,7 @@ func (w *Writer) WriteLen(n int) {
 // writeLine writes kind, n and CRLF: the lengths and integers of every reply,
 // without fmt.
 func (w *Writer) writeLine(kind byte, n int) {
-	var b [24]byte
-	line := append(b[:0], kind)
+	line := append(w.w.AvailableBuffer(), kind)
 	line = strconv.AppendInt(line, int64(n), 10)
 	w.w.Write(append(line, '\r', '\n'))
 }
