@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -122,37 +121,19 @@ var transitionScript = redis.NewScript(buildTransitionScript())
 // buildTransitionScript renders the Lua script with the Go transition table, so
 // the two can never disagree.
 func buildTransitionScript() string {
-	var allowed strings.Builder
-	froms := make([]string, 0, len(allowedTransitions))
-	for from := range allowedTransitions {
-		froms = append(froms, string(from))
-	}
-	sort.Strings(froms)
-	for _, from := range froms {
-		fmt.Fprintf(&allowed, "  [%q] = {", from)
-		for _, to := range allowedTransitions[JobState(from)] {
-			fmt.Fprintf(&allowed, "[%q]=true, ", to)
-		}
-		allowed.WriteString("},\n")
-	}
-	var terminal strings.Builder
-	for _, s := range AllStates {
-		if s.Terminal() {
-			fmt.Fprintf(&terminal, "[%q]=true, ", s)
-		}
-	}
 	return fmt.Sprintf(`
 -- KEYS: 1 job hash, 2 event list, 3 job lock, 4 DLQ entry
 -- ARGV: 1 job id, 2 from, 3 version (0: any), 4 to, 5 fields stamped with the time (comma-separated),
 --       6 lock token ("": unfenced), 7 reason, 8 DLQ entry JSON ("": none), 9.. field/value pairs
 -- Times are the store's: a window one replica opens and another judges is
 -- measured on one clock, whatever the replicas' clocks say.
-local allowed = {
-%s}
-local terminal = {%s}
-local cur = redis.call('HGET', KEYS[1], 'state')
+local cv = redis.call('HMGET', KEYS[1], 'state', 'version')
+local cur = cv[1]
 if not cur then cur = '' end
-local version = tonumber(redis.call('HGET', KEYS[1], 'version') or '0')
+local version = tonumber(cv[2] or '0')
+-- allowed[cur][to] and terminal[cur] from the table's row for cur alone.
+local allowed, terminal = {}, {}
+%s
 if ARGV[6] ~= '' and redis.call('GET', KEYS[3]) ~= ARGV[6] then
   return {'fenced', cur}
 end
@@ -195,8 +176,9 @@ if ARGV[8] ~= '' then
   redis.call('SET', KEYS[4], ARGV[8])
   redis.call('ZADD', '%s', now, ARGV[1])
 end
-return {'ok', cur, version, redis.call('HGET', KEYS[1], 'attempts'), redis.call('HGET', KEYS[1], 'dispatch_gen'), now}
-`, allowed.String(), terminal.String(), jobIndexPrefix, jobIndexPrefix, tenantActivePrefix, tenantActivePrefix,
+local ag = redis.call('HMGET', KEYS[1], 'attempts', 'dispatch_gen')
+return {'ok', cur, version, ag[1], ag[2], now}
+`, transitionRows(), jobIndexPrefix, jobIndexPrefix, tenantActivePrefix, tenantActivePrefix,
 		maxJobEvents, dlqIndexKey)
 }
 

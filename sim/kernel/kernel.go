@@ -1,12 +1,11 @@
 package kernel
 
 import (
-	"container/heap"
 	"context"
 	"errors"
 	"fmt"
+	"iter"
 	"math/rand/v2"
-	"runtime"
 	"runtime/debug"
 	"sort"
 	"strconv"
@@ -26,6 +25,12 @@ type Kernel struct {
 	strategy Strategy
 	epoch    time.Time
 	line     []byte // Tracef's buffer
+	// stepText is "step=<stepAt>", timeText " t=<timeAt> actor=": a step
+	// writes a few lines, and time moves far less often than that.
+	stepText []byte
+	stepAt   uint64
+	timeText []byte
+	timeAt   time.Duration
 	reapDue  bool   // an actor was killed or finished since the last reap
 	now      time.Duration
 	step     uint64
@@ -35,13 +40,12 @@ type Kernel struct {
 	timerSeq uint64
 	trace    *Trace
 	current  *Actor
-	yielded  chan struct{}
 	groups   map[string]*Group
 
 	onAdvance []func(time.Time)
 	onStall   func()
 
-	// idle are goroutines whose actor finished, waiting for the next one.
+	// idle are runners whose actor finished, waiting for the next one.
 	idle []*runner
 
 	panicMsg string
@@ -71,7 +75,7 @@ var Epoch = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 // New returns a kernel whose scheduling draws come from rng and whose
 // decisions go into trace.
 func New(rng *rand.Rand, trace *Trace) *Kernel {
-	return &Kernel{strategy: uniform{rng}, epoch: Epoch, trace: trace, yielded: make(chan struct{}),
+	return &Kernel{strategy: uniform{rng}, epoch: Epoch, trace: trace,
 		groups: map[string]*Group{}, livelockAfter: MaxStepsAtOneInstant}
 }
 
@@ -132,13 +136,14 @@ type Actor struct {
 	name     string
 	grp      *Group
 	grpEpoch int
-	wake     chan struct{}
+	r        *runner // the coroutine the actor runs on
 	runnable bool
 	dead     bool // killed: exits at its next yield point
 	exiting  bool
 	done     bool
 	ctx      context.Context
-	pickMark uint64 // PCT's mark of the actors runnable at this pick
+	actx     actorCtx // what ctx points to
+	pickMark uint64   // PCT's mark of the actors runnable at this pick
 }
 
 // Name is the actor's trace name ("replica-2/sys.job.submit#14").
@@ -152,6 +157,21 @@ func (a *Actor) Group() *Group { return a.grp }
 func (a *Actor) Kernel() *Kernel { return a.k }
 
 type actorKey struct{}
+
+// actorCtx is an actor's context: context.Background carrying the actor,
+// kept in the Actor itself to save context.WithValue's allocation per spawn.
+type actorCtx struct{ a *Actor }
+
+func (*actorCtx) Deadline() (time.Time, bool) { return time.Time{}, false }
+func (*actorCtx) Done() <-chan struct{}       { return nil }
+func (*actorCtx) Err() error                  { return nil }
+func (c *actorCtx) String() string            { return "sim actor " + c.a.name }
+func (c *actorCtx) Value(key any) any {
+	if _, ok := key.(actorKey); ok {
+		return c.a
+	}
+	return nil
+}
 
 // ActorOf returns the actor a context belongs to, or nil.
 func ActorOf(ctx context.Context) *Actor {
@@ -225,11 +245,16 @@ func (k *Kernel) TraceStart(actor string) []byte {
 	if k.muted {
 		return k.line[:0] // TraceEnd drops it
 	}
-	b := append(k.line[:0], "step="...)
-	b = strconv.AppendUint(b, k.step, 10)
-	b = append(b, " t="...)
-	b = appendTime(b, k.now)
-	b = append(b, " actor="...)
+	if k.timeText == nil || k.timeAt != k.now {
+		k.timeText = append(appendTime(append(k.timeText[:0], " t="...), k.now), " actor="...)
+		k.timeAt = k.now
+	}
+	if k.stepText == nil || k.stepAt != k.step {
+		k.stepText = strconv.AppendUint(append(k.stepText[:0], "step="...), k.step, 10)
+		k.stepAt = k.step
+	}
+	b := append(k.line[:0], k.stepText...)
+	b = append(b, k.timeText...)
 	b = append(b, actor...)
 	return append(b, ' ')
 }
@@ -248,17 +273,19 @@ func (k *Kernel) TraceEnd(b []byte) {
 func (k *Kernel) Spawn(group, name string, fn func(ctx context.Context)) *Actor {
 	g := k.Group(group)
 	k.nextID++
-	a := &Actor{k: k, id: k.nextID, name: group + "/" + name, grp: g, grpEpoch: g.epoch,
-		wake: make(chan struct{}), runnable: true}
-	a.ctx = context.WithValue(context.Background(), actorKey{}, a)
+	a := &Actor{k: k, id: k.nextID, name: group + "/" + name, grp: g, grpEpoch: g.epoch, runnable: true}
+	a.actx.a = a
+	a.ctx = &a.actx
 	k.actors = append(k.actors, a)
+	var r *runner
 	if n := len(k.idle); n > 0 {
-		r := k.idle[n-1]
+		r = k.idle[n-1]
 		k.idle = k.idle[:n-1]
-		r.next <- job{a, fn}
-		return a
+	} else {
+		r = newRunner()
 	}
-	go k.runActors(job{a, fn}) // determinism-ok: a kernel actor runs only while it holds the baton
+	r.job = job{a, fn}
+	a.r = r
 	return a
 }
 
@@ -268,48 +295,65 @@ func (k *Kernel) Spawner(group string) sut.Spawn {
 	return func(name string, run func(ctx context.Context)) { k.Spawn(group, name, run) }
 }
 
-// A runner is a goroutine that runs actors one after another. A new actor on a
-// fresh goroutine grows its stack again through go-redis and Lua (a twelfth of
-// a run's CPU); a reused one keeps it. Which goroutine runs an actor changes
-// nothing: the actor still runs only while it holds the baton.
-type runner struct{ next chan job }
+// A runner is a coroutine (iter.Pull) that runs actors one after another. The
+// kernel hands an actor the baton by resuming its runner, and the actor hands
+// it back by yielding: a direct switch between two goroutines, which the Go
+// scheduler neither sees nor decides, and cheaper than a channel hand-off. A
+// new actor on a fresh goroutine grows its stack again through go-redis and
+// Lua; a reused runner keeps it. Which runner runs an actor changes nothing.
+type runner struct {
+	next  func() (struct{}, bool)
+	stop  func()
+	yield func(struct{}) bool
+	job   job // the actor to run when next resumes an idle runner
+}
 
 type job struct {
 	a  *Actor
 	fn func(ctx context.Context)
 }
 
-func (k *Kernel) runActors(j job) {
-	r := &runner{next: make(chan job)}
-	for j.a != nil {
-		j.a.main(j.fn, r)
-		j = <-r.next
-	}
+func newRunner() *runner {
+	r := &runner{}
+	r.next, r.stop = iter.Pull(func(yield func(struct{}) bool) {
+		r.yield = yield
+		for {
+			j := r.job
+			r.job = job{}
+			if j.a == nil {
+				return
+			}
+			j.a.main(j.fn, r)
+			if !yield(struct{}{}) { // the actor ended: the baton goes back
+				return
+			}
+		}
+	})
+	return r
 }
 
-// main runs the actor once it is handed the baton. An actor that returns (or
-// was killed before it began) parks its goroutine in k.idle before handing
-// the baton back, so the kernel never sees the list change under it; one
-// killed at a yield point (runtime.Goexit) or that panicked takes its
-// goroutine with it.
+// crash is the panic that unwinds a killed actor from its yield point, its
+// deferred calls running: runtime.Goexit inside a coroutine would end the
+// kernel's goroutine too.
+type crash struct{}
+
+// main runs the actor once it is handed the baton. An actor that ends, killed
+// or not, parks its runner in k.idle before handing the baton back, so the
+// kernel never sees the list change under it.
 func (a *Actor) main(fn func(ctx context.Context), r *runner) {
-	returned := false
 	defer func() {
 		if rec := recover(); rec != nil {
-			a.k.panicMsg = fmt.Sprintf("actor %s panicked: %v\n%s", a.name, rec, debug.Stack())
+			if _, ok := rec.(crash); !ok {
+				a.k.panicMsg = fmt.Sprintf("actor %s panicked: %v\n%s", a.name, rec, debug.Stack())
+			}
 		}
 		a.done = true
 		a.k.reapDue = true
-		if returned {
-			a.k.idle = append(a.k.idle, r)
-		}
-		a.k.yielded <- struct{}{}
+		a.k.idle = append(a.k.idle, r)
 	}()
-	<-a.wake
 	if !a.dead {
 		fn(a.ctx)
 	}
-	returned = true
 }
 
 // Kill marks the actor dead: it exits at its next yield point, or when reap
@@ -328,7 +372,7 @@ func (a *Actor) Yield() {
 // SleepUntil parks the actor until virtual time at.
 func (a *Actor) SleepUntil(at time.Duration) {
 	a.runnable = false
-	a.k.addTimer(at, a.grp, func() { a.runnable = true })
+	a.k.addTimer(at, a.grp, nil).wake = a
 	a.park()
 }
 
@@ -337,8 +381,9 @@ func (a *Actor) park() {
 	if k.current != a {
 		panic(fmt.Sprintf("sim: actor %s yielded without the baton", a.name))
 	}
-	k.yielded <- struct{}{}
-	<-a.wake
+	if !a.r.yield(struct{}{}) {
+		panic(crash{}) // Shutdown stopped the runner
+	}
 	a.ExitIfDead()
 }
 
@@ -347,7 +392,7 @@ func (a *Actor) park() {
 func (a *Actor) ExitIfDead() {
 	if a.dead && !a.exiting {
 		a.exiting = true
-		runtime.Goexit()
+		panic(crash{})
 	}
 }
 
@@ -389,29 +434,67 @@ func (k *Kernel) PauseGroup(name string, until time.Duration) {
 }
 
 // timer is a callback the controller runs at virtual time at, unless its group
-// crashed after it was set.
+// crashed after it was set. A sleeping actor's timer makes it runnable (wake)
+// instead of running a closure: one allocation less per sleep.
 type timer struct {
 	at       time.Duration
 	seq      uint64
 	fn       func()
+	wake     *Actor
 	grp      *Group
 	grpEpoch int
 	stopped  bool
-	index    int
 }
 
+// timerHeap is a binary min-heap on (at, seq), written out rather than
+// through container/heap's interface calls: the kernel pushes and pops a
+// timer for nearly every sleep. (at, seq) is unique, so the order timers
+// come out in is the same for any correct heap.
 type timerHeap []*timer
 
-func (h timerHeap) Len() int { return len(h) }
-func (h timerHeap) Less(i, j int) bool {
+func (h timerHeap) less(i, j int) bool {
 	if h[i].at != h[j].at {
 		return h[i].at < h[j].at
 	}
 	return h[i].seq < h[j].seq
 }
-func (h timerHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i]; h[i].index = i; h[j].index = j }
-func (h *timerHeap) Push(x any)   { t := x.(*timer); t.index = len(*h); *h = append(*h, t) }
-func (h *timerHeap) Pop() any     { old := *h; t := old[len(old)-1]; *h = old[:len(old)-1]; return t }
+
+func (h *timerHeap) push(t *timer) {
+	*h = append(*h, t)
+	q := *h
+	for i := len(q) - 1; i > 0; {
+		p := (i - 1) / 2
+		if !q.less(i, p) {
+			break
+		}
+		q[i], q[p] = q[p], q[i]
+		i = p
+	}
+}
+
+func (h *timerHeap) pop() {
+	q := *h
+	n := len(q) - 1
+	q[0] = q[n]
+	q[n] = nil
+	q = q[:n]
+	for i := 0; ; {
+		m, l := i, 2*i+1
+		if l < n && q.less(l, m) {
+			m = l
+		}
+		if r := l + 1; r < n && q.less(r, m) {
+			m = r
+		}
+		if m == i {
+			break
+		}
+		q[i], q[m] = q[m], q[i]
+		i = m
+	}
+	*h = q
+}
+
 func (h timerHeap) peek() (*timer, bool) {
 	if len(h) == 0 {
 		return nil, false
@@ -430,7 +513,7 @@ func (k *Kernel) addTimer(at time.Duration, g *Group, fn func()) *timer {
 	if g != nil {
 		t.grpEpoch = g.epoch
 	}
-	heap.Push(&k.timers, t)
+	k.timers.push(t)
 	return t
 }
 
@@ -444,12 +527,16 @@ func (k *Kernel) fireDue() {
 		if !ok || t.at > k.now {
 			return
 		}
-		heap.Pop(&k.timers)
+		k.timers.pop()
 		if t.stopped || (t.grp != nil && t.grp.epoch != t.grpEpoch) {
 			continue
 		}
 		t.stopped = true
-		t.fn()
+		if t.wake != nil {
+			t.wake.runnable = true
+		} else {
+			t.fn()
+		}
 	}
 }
 
@@ -461,7 +548,7 @@ func (k *Kernel) nextTimerAt() (time.Duration, bool) {
 			return 0, false
 		}
 		if t.stopped || (t.grp != nil && t.grp.epoch != t.grpEpoch) {
-			heap.Pop(&k.timers)
+			k.timers.pop()
 			continue
 		}
 		return t.at, true
@@ -507,8 +594,7 @@ func (k *Kernel) reap() {
 func (k *Kernel) hand(a *Actor) {
 	k.current = a
 	k.waiting.Store(true)
-	a.wake <- struct{}{}
-	<-k.yielded
+	a.r.next()
 	k.waiting.Store(false)
 	k.progress.Add(1)
 	k.current = nil
@@ -636,7 +722,7 @@ func (k *Kernel) Shutdown() {
 	}
 	k.reap()
 	for _, r := range k.idle {
-		r.next <- job{}
+		r.stop()
 	}
 	k.idle = nil
 }

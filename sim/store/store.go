@@ -52,6 +52,11 @@ type Store struct {
 // follows the kernel's virtual time, and a stalled run closes it.
 func New(env kernel.Env, spec sut.Spec) *Store {
 	mr := NewMiniredis(int(env.Seeds.Root & 0x7fffffff))
+	// Dial starts miniredis's command table; its net.Pipe connection is
+	// not used.
+	if c, err := mr.Dial(); err == nil {
+		_ = c.Close()
+	}
 	env.Kernel.OnAdvance(mr.SetTime)
 	env.Kernel.OnStall(mr.Close)
 	return &Store{k: env.Kernel, host: env.Host, hist: env.History, obs: env.Observer, spec: spec, mr: mr,
@@ -124,16 +129,14 @@ func (s *Store) Client(group string) *redis.Client {
 	return c
 }
 
-// dial connects to miniredis over a memConn once its server runs (the first
-// miniredis.Dial starts it).
+// dial connects to miniredis over a memConn, which miniredis serves on the
+// caller's goroutine.
 func (s *Store) dial() (net.Conn, error) {
 	srv := s.mr.Server()
 	if srv == nil {
-		return s.mr.Dial()
+		return nil, net.ErrClosed
 	}
-	client, server := newMemConn()
-	srv.ServeConn(server)
-	return client, nil
+	return newMemConn(srv), nil
 }
 
 // The store is the observers' sut.View: reads straight from miniredis, no

@@ -5,6 +5,7 @@ import (
 	"crypto/tls"
 	"fmt"
 	"net"
+	"strconv"
 	"strings"
 	"sync"
 	"unicode"
@@ -295,6 +296,7 @@ type Peer struct {
 	onDisconnect []func()    // list of callbacks
 	mu           sync.Mutex  // for Block()
 	ClientName   string      // client name set by CLIENT SETNAME
+	writer       Writer      // Block's, reused so that no write allocates
 }
 
 func NewPeer(w *bufio.Writer) *Peer {
@@ -334,7 +336,8 @@ func (c *Peer) OnDisconnect(f func()) {
 func (c *Peer) Block(f func(*Writer)) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	f(&Writer{c.w, c.Resp3})
+	c.writer = Writer{c.w, c.Resp3}
+	f(&c.writer)
 }
 
 // WriteError writes a redis 'Error'
@@ -443,11 +446,21 @@ type Writer struct {
 
 // WriteError writes a redis 'Error'
 func (w *Writer) WriteError(e string) {
-	fmt.Fprintf(w.w, "-%s\r\n", toInline(e))
+	w.w.WriteByte('-')
+	w.w.WriteString(toInline(e))
+	w.w.WriteString("\r\n")
 }
 
 func (w *Writer) WriteLen(n int) {
-	fmt.Fprintf(w.w, "*%d\r\n", n)
+	w.writeLine('*', n)
+}
+
+// writeLine writes kind, n and CRLF: the lengths and integers of every reply,
+// without fmt.
+func (w *Writer) writeLine(kind byte, n int) {
+	line := append(w.w.AvailableBuffer(), kind)
+	line = strconv.AppendInt(line, int64(n), 10)
+	w.w.Write(append(line, '\r', '\n'))
 }
 
 func (w *Writer) WriteMapLen(n int) {
@@ -476,7 +489,9 @@ func (w *Writer) WritePushLen(n int) {
 
 // WriteBulk writes a bulk string
 func (w *Writer) WriteBulk(s string) {
-	fmt.Fprintf(w.w, "$%d\r\n%s\r\n", len(s), s)
+	w.writeLine('$', len(s))
+	w.w.WriteString(s)
+	w.w.WriteString("\r\n")
 }
 
 // WriteStrings writes a list of strings (bulk)
@@ -489,7 +504,7 @@ func (w *Writer) WriteStrings(strs []string) {
 
 // WriteInt writes an integer
 func (w *Writer) WriteInt(n int) {
-	fmt.Fprintf(w.w, ":%d\r\n", n)
+	w.writeLine(':', n)
 }
 
 // WriteFloat writes a float
@@ -507,12 +522,14 @@ func (w *Writer) WriteNull() {
 		fmt.Fprint(w.w, "_\r\n")
 		return
 	}
-	fmt.Fprintf(w.w, "$-1\r\n")
+	w.w.WriteString("$-1\r\n")
 }
 
 // WriteInline writes a redis inline string
 func (w *Writer) WriteInline(s string) {
-	fmt.Fprintf(w.w, "+%s\r\n", toInline(s))
+	w.w.WriteByte('+')
+	w.w.WriteString(toInline(s))
+	w.w.WriteString("\r\n")
 }
 
 // WriteRaw writes a raw redis response
