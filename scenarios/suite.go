@@ -159,9 +159,12 @@ var regressions = []pinned{
 	// After an ambiguous publish the engine re-published the same message
 	// id to the worker its new pick named; deployed with a stream per
 	// subject, the broker kept that copy beside the first, and two workers
-	// ran dispatch 0. The engine now parks the job (awaiting the first
-	// copy) when the pick moves.
-	{scenario: "world-swarm", seed: 600093, finding: "republish-to-another-stream"},
+	// ran dispatch 0. The engine now keeps the re-publish on the first
+	// copy's worker, and parks the job (awaiting the first copy) when that
+	// worker can take no more. (Found at
+	// world-swarm 600093; the drawn world is 601274 since the broker's fault
+	// kinds joined the swarm.)
+	{scenario: "world-swarm", seed: 601274, finding: "republish-to-another-stream"},
 }
 
 // Regression is the pinned seeds.
