@@ -147,6 +147,11 @@ func startProcessWorker(out string) (*processWorker, error) {
 	}
 	cmd := exec.Command(exe, args...)
 	cmd.Env = append(os.Environ(), "GOMAXPROCS=1")
+	if os.Getenv("GOGC") == "" {
+		// A seed's garbage is short-lived and its live heap small: collecting
+		// less often saves about a sixth of a worker's CPU.
+		cmd.Env = append(cmd.Env, "GOGC=400")
+	}
 	cmd.SysProcAttr = workerProcAttr()
 	cmd.Stderr = os.Stderr
 	in, err := cmd.StdinPipe()
