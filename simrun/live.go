@@ -188,19 +188,24 @@ func runLive(cmd *cobra.Command, f runFlags) error {
 	}
 	defer nc.Close()
 
+	// With --json, stdout holds the summary alone; the rest goes to stderr.
+	console := stdout
+	if f.json {
+		console = stderr
+	}
 	target := fmt.Sprintf("redis %s db %d, nats %s", ropts.Addr, ropts.DB, lf.natsURL)
-	fmt.Fprintf(stdout, "LIVE RUN against %s: real servers on the wall clock, not the simulator.\n", target)
-	fmt.Fprintln(stdout, "It is NOT deterministic: the servers and the Go scheduler decide the order of events, "+
+	fmt.Fprintf(console, "LIVE RUN against %s: real servers on the wall clock, not the simulator.\n", target)
+	fmt.Fprintln(console, "It is NOT deterministic: the servers and the Go scheduler decide the order of events, "+
 		"a seed's checksum identifies nothing, and no replay line reproduces a seed.")
-	fmt.Fprintf(stdout, "Fault kinds are not injected; replica stop, kill, start and pause events are applied. "+
+	fmt.Fprintf(console, "Fault kinds are not injected; replica stop, kill, start and pause events are applied. "+
 		"Ack wait %s, drain %s, heal bound %s.\n", lf.ackWait, lf.drain, lf.healBound)
 	if len(skipped) > 0 {
-		fmt.Fprintf(stdout, "%d of %d cases not run live (fault kinds, a swarm, or a server losing data); "+
+		fmt.Fprintf(console, "%d of %d cases not run live (fault kinds, a swarm, or a server losing data); "+
 			"index.html lists each with why, -v prints them here\n", len(skipped), len(sel.Cases))
 	}
 	if f.verbose {
 		for _, s := range skipped {
-			fmt.Fprintf(stdout, "     %-44s not run live: %s\n", s.Case, strings.TrimPrefix(s.Reason, "live: "))
+			fmt.Fprintf(console, "     %-44s not run live: %s\n", s.Case, strings.TrimPrefix(s.Reason, "live: "))
 		}
 	}
 
@@ -211,7 +216,7 @@ func runLive(cmd *cobra.Command, f runFlags) error {
 	for i, t := range tasks {
 		sc, _ := scenarios.Lookup(t.Scenario)
 		sc = sc.On(sys)
-		fmt.Fprintf(stdout, "%s seed %d: running live...\n", sc.Name, t.Seed)
+		fmt.Fprintf(console, "%s seed %d: running live...\n", sc.Name, t.Seed)
 		o, err := sc.RunLive(t.Seed, scenarios.LiveTarget{Redis: ropts, NATS: nc,
 			// What the previous seed of this run left is this run's own.
 			Flush:    lf.disposable || i > 0,
@@ -229,7 +234,7 @@ func runLive(cmd *cobra.Command, f runFlags) error {
 		if err := writeLiveArtifacts(filepath.Join(f.out, dir), sc, o, res); err != nil {
 			fmt.Fprintln(stderr, "simrun: "+oneLine(err.Error()))
 		}
-		fmt.Fprintf(stdout, "%s seed %d: %s in %s, %d steps, %d publishes, %d store commands; report %s\n", sc.Name, t.Seed,
+		fmt.Fprintf(console, "%s seed %d: %s in %s, %d steps, %d publishes, %d store commands; report %s\n", sc.Name, t.Seed,
 			res.Verdict, o.Wall.Round(time.Millisecond), o.Steps, len(o.Run.History.Publishes), o.Run.History.Redis.Commands,
 			filepath.Join(f.out, dir, "report.html"))
 		if !passed(res) {
