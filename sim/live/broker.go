@@ -232,11 +232,14 @@ func (b *Broker) deliver(s *subscription, m jetstream.Msg) {
 	if queue == "" {
 		queue = s.group
 	}
-	b.unsettled[name] = bus.InFlight{Subject: subject, MsgID: id, JobID: fact.JobID, Queue: queue, Delivery: count,
+	// Keyed by the actor's full name: a fan-out message reaches every
+	// subscriber under the same sequence and count.
+	key := s.group + "/" + name
+	b.unsettled[key] = bus.InFlight{Subject: subject, MsgID: id, JobID: fact.JobID, Queue: queue, Delivery: count,
 		Group: s.group, Since: k.Now()}
 	k.Spawn(s.group, name, func(ctx context.Context) {
 		a := kernel.ActorOf(ctx)
-		defer delete(b.unsettled, name)
+		defer delete(b.unsettled, key)
 		k.Tracef(a.Name(), "deliver %s id=%s n=%d", subject, id, count)
 		var settle sut.Settle
 		if v, err := s.handler.Decode(data); err != nil {
