@@ -119,6 +119,9 @@ func NewSeedReport(o Run, expect string, meta Meta) *SeedReport {
 		{"store commands", fmt.Sprint(h.Redis.Commands)},
 		{"wall", o.Wall.Round(time.Millisecond).String()},
 	}
+	if meta.Live {
+		v.Facts[1].Name = "elapsed time" // the wall clock's, not a virtual one
+	}
 	if d := o.Result.Figures.ClockExcuse; d > 0 {
 		v.Facts = append(v.Facts, Option{"clock excuse", fmt.Sprintf(
 			"timing checks forgave %s of replica clock spread: the system measures on its replicas' clocks", d)})
