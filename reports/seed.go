@@ -34,6 +34,9 @@ type Meta struct {
 	Plan *history.Plan
 	// Note is shown under the title: why this report was written, say.
 	Note string
+	// Live marks a live run's seed: nothing reproduces it, so the report
+	// offers no replay, shrink or likelihood line.
+	Live bool
 	// Likelihood, if set, adds the panel of when the failure became
 	// certain (simrun likelihood).
 	Likelihood *Likelihood
@@ -65,6 +68,7 @@ type seedView struct {
 	Trace                       traceView
 	Replay, Shrink, Explain     string
 	Likelihood                  *likelihoodView
+	Live                        bool
 }
 
 // planView is the fault plan as a table.
@@ -95,8 +99,11 @@ func NewSeedReport(o Run, expect string, meta Meta) *SeedReport {
 	if meta.Likelihood == nil {
 		v.Explain = meta.Explain // with the panel there, the line would only run it again
 	}
-	if v.Replay == "" {
+	if v.Replay == "" && !meta.Live {
 		v.Replay = o.Replay
+	}
+	if meta.Live {
+		v.Live, v.Replay, v.Shrink, v.Explain = true, "", "", ""
 	}
 	if v.EngineVersion == "" {
 		v.EngineVersion = "unknown"
@@ -111,6 +118,9 @@ func NewSeedReport(o Run, expect string, meta Meta) *SeedReport {
 		{"faults fired", fmt.Sprint(len(h.Faults))},
 		{"store commands", fmt.Sprint(h.Redis.Commands)},
 		{"wall", o.Wall.Round(time.Millisecond).String()},
+	}
+	if meta.Live {
+		v.Facts[1].Name = "elapsed time" // the wall clock's, not a virtual one
 	}
 	if d := o.Result.Figures.ClockExcuse; d > 0 {
 		v.Facts = append(v.Facts, Option{"clock excuse", fmt.Sprintf(

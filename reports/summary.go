@@ -65,6 +65,10 @@ type Summary struct {
 	// liveness, inconclusive), else incomplete when seeds did not run, else pass.
 	Verdict     string  `json:"verdict"`
 	WallSeconds float64 `json:"wall_seconds"`
+	// Live names the real servers of a live run (simrun run --live): not a
+	// simulation, not deterministic, its checksums reproduce nothing. Empty
+	// for every simulated run.
+	Live string `json:"live,omitempty"`
 }
 
 // NotApplicableCase is a case that cannot apply to the system under test.

@@ -297,6 +297,12 @@ func (s Scenario) run(seed uint64, inj *faults.Injector, keepTrace bool) *Outcom
 	}
 	w := sim.NewWorld(cfg)
 	res := w.Run()
+	return s.judge(seed, inj, w, res, beats, start)
+}
+
+// judge checks a world's run and builds the seed's outcome.
+func (s Scenario) judge(seed uint64, inj *faults.Injector, w *sim.World, res *sim.Result, beats *heartbeatLog,
+	start time.Time) *Outcome {
 	wall := time.Since(start) // determinism-ok: figure
 	var seen []checker.HeartbeatFact
 	if beats != nil {

@@ -68,5 +68,6 @@ func (d *Driver) CrashWorker(i int) { d.w.workers.Crash(i) }
 func (w *World) abort() {
 	w.stopWatch()
 	w.k.Shutdown()
+	w.closeLive()
 	w.store.Close()
 }

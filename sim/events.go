@@ -111,13 +111,13 @@ func (w *World) Schedule(e Event) error {
 	case EventBrokerLoss:
 		w.k.At(e.At, func() {
 			w.record(e, "bus")
-			w.bus.Lose(e.At - e.For)
+			w.simBus().Lose(e.At - e.For)
 		})
 	case EventBrokerRestart:
-		w.k.At(e.At-e.For, w.bus.RememberSettles)
+		w.k.At(e.At-e.For, w.simBus().RememberSettles)
 		w.k.At(e.At, func() {
 			w.record(e, "bus")
-			w.bus.ForgetSettles()
+			w.simBus().ForgetSettles()
 		})
 	default:
 		w.k.At(e.At, func() { w.act(e) })

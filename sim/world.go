@@ -57,6 +57,9 @@ type Config struct {
 	// Branch continues the seed from a step with every stream reseeded
 	// (zero: the seed itself). The trace records only the branch's part.
 	Branch kernel.Branch `json:",omitempty"`
+	// Live runs the world against real servers on the wall clock (live.go);
+	// nil for every simulated run. Only NewLiveWorld takes it.
+	Live *Live `json:"-"`
 }
 
 // WithDefaults is the configuration with every default the world would use
@@ -133,7 +136,7 @@ type World struct {
 	k        *kernel.Kernel
 	trace    *kernel.Trace
 	store    *store.Store
-	bus      *bus.Bus
+	bus      bus.Broker
 	hist     *History
 	replicas []*replica
 	workers  *workers.Fleet
@@ -152,6 +155,14 @@ type World struct {
 
 // NewWorld builds a world; nothing runs until Run.
 func NewWorld(cfg Config) *World {
+	if cfg.Live != nil {
+		panic("sim: a live world is built by NewLiveWorld") // a harness bug
+	}
+	w, _ := newWorld(cfg)
+	return w
+}
+
+func newWorld(cfg Config) (*World, error) {
 	cfg = cfg.withDefaults()
 	trace := kernel.NewTrace(cfg.KeepTrace)
 	seeds := kernel.NewSeedTree(cfg.Seed)
@@ -163,8 +174,14 @@ func NewWorld(cfg Config) *World {
 		w.k.Tracef("sim", "strategy %s", cfg.Scheduling)
 	}
 	w.obs, w.spec, w.proto = cfg.System.Observer(), loosestSpec(cfg), cfg.System.Worker()
-	w.store = store.New(w.env(), w.spec)
-	w.bus = bus.New(w.env(), cfg.Bus)
+	if cfg.Live != nil {
+		if err := w.connectLive(); err != nil {
+			return nil, err
+		}
+	} else {
+		w.store = store.New(w.env(), w.spec)
+		w.bus = bus.New(w.env(), cfg.Bus)
+	}
 	w.gatewayRegistry = prometheus.NewRegistry()
 	gw, err := cfg.System.StartGateway(sut.Ports{Redis: w.store.Client("gateway"), Bus: w.bus.Publisher("clients"),
 		Clock: w.k.NewClock("gateway", 0), Random: seeds.Child("gateway"), Registerer: w.gatewayRegistry,
@@ -184,7 +201,7 @@ func NewWorld(cfg Config) *World {
 		w.replicas = append(w.replicas, &replica{name: fmt.Sprintf("replica-%d", i+1), index: i})
 	}
 	w.workers = workers.New(w.env(), w.bus, w.store, w.proto, cfg.WorkerSpecs, cfg.Workers)
-	return w
+	return w, nil
 }
 
 // At runs fn on the controller at virtual time at: a fault plan stages
@@ -308,6 +325,7 @@ func (w *World) finish(err error) *Result {
 	res.Final, res.DLQ = w.snapshot()
 	res.Admission = w.clients.Admission()
 	k.Shutdown()
+	w.closeLive()
 	w.store.Close()
 	return res
 }

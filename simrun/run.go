@@ -37,6 +37,7 @@ type runFlags struct {
 	verbose         bool
 	discardPrevious bool
 	strategy        string
+	live            liveFlags
 }
 
 // defaultMaxArtifacts bounds the failing seeds that get a folder of
@@ -78,12 +79,19 @@ func newRunCmd() *cobra.Command {
 	fl.BoolVar(&f.failFast, "fail-fast", false, "stop starting seeds at the first failing seed")
 	fl.IntVar(&f.maxArtifacts, "max-artifacts", defaultMaxArtifacts, "write artifact folders for at most N failing seeds "+
 		"(the first of each failure group first); summary.json lists them all")
+	addLiveFlags(fl, &f.live)
 	return cmd
 }
 
 // runSuite is simrun run: validate every input and output before the first
 // seed, run the seeds, write the failing seeds' artifacts, then the outputs.
 func runSuite(cmd *cobra.Command, f runFlags) error {
+	if err := checkLiveFlags(cmd, f.live); err != nil {
+		return err
+	}
+	if f.live.on {
+		return runLive(cmd, f)
+	}
 	if cmd.Flags().Changed("count") && f.seeds.count == 0 {
 		return usageErrorf("--count 0: want at least 1")
 	}

@@ -63,6 +63,8 @@ type Kernel struct {
 	atStepN uint64
 	// muted drops trace lines unformatted: a branch's prefix.
 	muted bool
+	// rt is live mode (realtime.go); nil in every simulated run.
+	rt *realtime
 }
 
 // ErrActorDead is what a killed actor's deferred calls get from a yield point
@@ -623,6 +625,9 @@ func (k *Kernel) Run(limit time.Duration, stop func() bool) error {
 		if stop != nil && stop() {
 			return nil
 		}
+		if k.rt != nil {
+			k.liveSync()
+		}
 		k.fireDue()
 		runnable = runnable[:0]
 		for _, a := range k.actors {
@@ -631,6 +636,12 @@ func (k *Kernel) Run(limit time.Duration, stop func() bool) error {
 			}
 		}
 		if len(runnable) == 0 {
+			if k.rt != nil {
+				if k.liveIdle(limit) {
+					return nil
+				}
+				continue
+			}
 			at, ok := k.nextTimerAt()
 			if !ok {
 				if len(k.actors) == 0 {

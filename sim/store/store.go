@@ -46,6 +46,9 @@ type Store struct {
 	scripts    map[string]string
 	parsedArgs []any
 	parsed     sut.StoreCommand
+	// live is a real Redis server instead of miniredis (live.go); nil in
+	// every simulated run.
+	live *liveRedis
 }
 
 // New starts the store of a world whose system promises spec. Its TTL clock
@@ -107,6 +110,9 @@ type observed struct {
 // Client returns a new go-redis client for group, configured so that nothing
 // in it runs on wall time or retries on its own (DESIGN.md §3).
 func (s *Store) Client(group string) *redis.Client {
+	if s.live != nil {
+		return s.liveClient(group)
+	}
 	c := redis.NewClient(&redis.Options{
 		Addr:             "miniredis",
 		Dialer:           func(context.Context, string, string) (net.Conn, error) { return s.dial() },
@@ -145,6 +151,9 @@ var _ sut.View = (*Store)(nil)
 
 // Keys lists every key, sorted.
 func (s *Store) Keys() []string {
+	if s.live != nil {
+		return s.live.keys()
+	}
 	keys := s.mr.Keys()
 	sort.Strings(keys)
 	return keys
@@ -152,18 +161,27 @@ func (s *Store) Keys() []string {
 
 // Get reads a string key.
 func (s *Store) Get(key string) (string, bool) {
+	if s.live != nil {
+		return s.live.get(key)
+	}
 	v, err := s.mr.Get(key)
 	return v, err == nil
 }
 
 // Members reads a set.
 func (s *Store) Members(key string) []string {
+	if s.live != nil {
+		return s.live.members(key)
+	}
 	m, _ := s.mr.Members(key)
 	return m
 }
 
 // ZScores reads a sorted set.
 func (s *Store) ZScores(key string) map[string]float64 {
+	if s.live != nil {
+		return s.live.zscores(key)
+	}
 	members, _ := s.mr.ZMembers(key)
 	out := make(map[string]float64, len(members))
 	for _, m := range members {
@@ -173,13 +191,26 @@ func (s *Store) ZScores(key string) map[string]float64 {
 }
 
 // Field reads one hash field.
-func (s *Store) Field(key, field string) string { return s.mr.HGet(key, field) }
+func (s *Store) Field(key, field string) string {
+	if s.live != nil {
+		return s.live.field(key, field)
+	}
+	return s.mr.HGet(key, field)
+}
 
 // TTL is a key's remaining time to live.
-func (s *Store) TTL(key string) time.Duration { return s.mr.TTL(key) }
+func (s *Store) TTL(key string) time.Duration {
+	if s.live != nil {
+		return s.live.ttl(key)
+	}
+	return s.mr.TTL(key)
+}
 
 // Hash reads a whole hash; ok is false when key holds no hash.
 func (s *Store) Hash(key string) (map[string]string, bool) {
+	if s.live != nil {
+		return s.live.hash(key)
+	}
 	fields, err := s.mr.HKeys(key)
 	if err != nil {
 		return nil, false
@@ -195,6 +226,10 @@ func (s *Store) Hash(key string) (map[string]string, bool) {
 func (s *Store) Close() {
 	for _, c := range s.clients {
 		_ = c.Close()
+	}
+	if s.live != nil {
+		_ = s.live.view.Close()
+		return
 	}
 	s.mr.Close()
 }

@@ -415,7 +415,7 @@ func (c *Clients) completeDueRuns(ctx context.Context) {
 		a.SleepUntil(c.k.Now() + runCompleterTick)
 		for o := range c.wl.RunOrgs {
 			org := runOrg(o)
-			for _, runID := range c.obs.DueRuns(c.store, org, kernel.Epoch.Add(c.k.Now()), d) {
+			for _, runID := range c.obs.DueRuns(c.store, org, c.k.EpochTime().Add(c.k.Now()), d) {
 				op := history.ClientOp{Client: -1, Kind: history.OpCompleteRun, Key: runID, Org: org, Call: c.k.Now(),
 					CallStep: c.k.Step()}
 				err := c.admit.CompleteRun(ctx, org, runID)
@@ -450,7 +450,7 @@ func (c *Clients) sweepReservations(ctx context.Context) {
 // Admission reads the run admission state (idempotency keys, reservations
 // and runs) through the observer.
 func (c *Clients) Admission() history.AdmissionSnapshot {
-	snap := c.obs.Admission(c.store, kernel.Epoch)
+	snap := c.obs.Admission(c.store, c.k.EpochTime())
 	if c.admit != nil {
 		snap.StaleAfter = c.admit.StaleReservationAfter()
 	}

@@ -56,7 +56,7 @@ func (p Profile) WithDefaults() Profile {
 // Fleet is a world's simulated workers.
 type Fleet struct {
 	env     kernel.Env
-	bus     *bus.Bus
+	bus     bus.Broker
 	store   *store.Store
 	proto   sut.WorkerProtocol
 	prof    Profile
@@ -67,7 +67,7 @@ type Fleet struct {
 
 // New builds the workers of specs; none runs until Start. Each draws from its
 // own PRNG, "worker-<id>", and runs in the group of that name.
-func New(env kernel.Env, b *bus.Bus, s *store.Store, proto sut.WorkerProtocol, specs []Spec, prof Profile) *Fleet {
+func New(env kernel.Env, b bus.Broker, s *store.Store, proto sut.WorkerProtocol, specs []Spec, prof Profile) *Fleet {
 	f := &Fleet{env: env, bus: b, store: s, proto: proto, prof: prof.WithDefaults()}
 	for _, spec := range specs {
 		f.workers = append(f.workers, &worker{fleet: f, spec: spec, group: "worker-" + spec.ID,

@@ -1,0 +1,90 @@
+package scenarios
+
+import (
+	"os"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/dispatchsim/dispatchsim/checker"
+	"github.com/dispatchsim/dispatchsim/engine/natsbus/natsbustest"
+	"github.com/dispatchsim/dispatchsim/sim"
+)
+
+// liveRedis is the real server a live test runs on; under CI=true a missing
+// one fails.
+func liveRedis(t *testing.T) *redis.Options {
+	url := os.Getenv("REDIS_URL")
+	if url == "" {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("CI=true but REDIS_URL is not set: the live mode test needs a real redis-server")
+		}
+		t.Skip("REDIS_URL not set: no redis-server for a live run")
+	}
+	opts, err := redis.ParseURL(url)
+	if err != nil {
+		t.Fatalf("REDIS_URL %q: %v", url, err)
+	}
+	// A database of its own: the engine's store tests flush the one after
+	// REDIS_URL's, and may run at the same time.
+	opts.DB = (opts.DB + 2) % 16
+	return opts
+}
+
+// TestLiveRun runs a small fault-free world for a few seconds of real time
+// against redis-server and an embedded nats-server, with a replica paused
+// and another killed and started, and holds it to the same checkers.
+func TestLiveRun(t *testing.T) {
+	opts := liveRedis(t)
+	sc := Scenario{
+		Name: "live-small",
+		World: World{
+			Workload: &sim.Workload{Jobs: 8, SubmitWindow: 2 * time.Second, StatusReads: 4},
+			Workers:  &sim.WorkerProfile{JobDurationMin: 200 * time.Millisecond, JobDurationMax: time.Second},
+			Events: []sim.Event{
+				{At: 500 * time.Millisecond, Action: sim.EventPause, Replica: 1, For: time.Second},
+				{At: time.Second, Action: sim.EventKill, Replica: 2},
+				{At: 2 * time.Second, Action: sim.EventStart, Replica: 2},
+			},
+		},
+		Spec: checker.Spec{AllSucceed: true},
+	}
+	nc := natsbustest.Connect(t)
+	o, err := sc.RunLive(7, LiveTarget{Redis: opts, NATS: nc, Flush: true, Duration: 3 * time.Second,
+		Drain: time.Second, HealBound: 15 * time.Second, AckWait: 3 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.Run.Err != nil {
+		t.Fatalf("run: %v", o.Run.Err)
+	}
+	if len(o.Result.Violations) > 0 {
+		t.Fatalf("violations: %+v", o.Result.Violations)
+	}
+	if n := len(o.Run.Final); n != 8 {
+		t.Fatalf("%d jobs in the store at the end, want 8", n)
+	}
+	if len(o.Run.History.Publishes) == 0 || len(o.Run.History.Settles) == 0 {
+		t.Fatalf("no publishes or settles recorded: %d, %d", len(o.Run.History.Publishes), len(o.Run.History.Settles))
+	}
+	t.Logf("live run: %d steps, %d publishes, %d settles in %s", o.Steps, len(o.Run.History.Publishes),
+		len(o.Run.History.Settles), o.Wall.Round(time.Millisecond))
+}
+
+// TestLiveRefusesFaults: a scenario that declares fault kinds cannot run live.
+func TestLiveRefusesFaults(t *testing.T) {
+	sc, ok := Lookup("dispatch-rollback")
+	if !ok {
+		t.Fatal("no dispatch-rollback scenario")
+	}
+	if sc.LiveApplicable() == nil {
+		t.Fatal("dispatch-rollback declares fault kinds, yet it is live-applicable")
+	}
+	for _, name := range []string{"placement", "mapping-rollout"} {
+		sc, _ := Lookup(name)
+		if err := sc.LiveApplicable(); err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+}

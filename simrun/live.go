@@ -1,0 +1,319 @@
+package simrun
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/redis/go-redis/v9"
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/dispatchsim/dispatchsim/reports"
+	"github.com/dispatchsim/dispatchsim/scenarios"
+)
+
+// liveFlags are run's flags for a live run: a scenario's workload against
+// real servers on the wall clock instead of the simulator.
+type liveFlags struct {
+	on                 bool
+	redisURL, natsURL  string
+	disposable         bool
+	duration, drain    time.Duration
+	ackWait, healBound time.Duration
+}
+
+// liveDefaultAckWait is a live run's ack wait: JetStream's own default. The
+// scenarios' 10 minutes would hold a killed replica's deliveries for ten
+// minutes of real time.
+const liveDefaultAckWait = 30 * time.Second
+
+func addLiveFlags(fl *pflag.FlagSet, f *liveFlags) {
+	fl.BoolVar(&f.on, "live", false, "run the scenario's workload against real servers in real time (--redis-url, --nats-url): "+
+		"not deterministic; fault kinds are not injected, replica events are applied")
+	fl.StringVar(&f.redisURL, "redis-url", "", "live: the Redis server and database (redis://host:port/db); its database must be empty")
+	fl.StringVar(&f.natsURL, "nats-url", "", "live: the NATS server with JetStream (nats://host:port); the topology's streams are recreated")
+	fl.BoolVar(&f.disposable, "disposable-target", false, "live: the target is a disposable test deployment: "+
+		"a non-loopback address is allowed, and a non-empty database and streams are emptied first")
+	fl.DurationVar(&f.duration, "duration", 0, "live: how long the workload runs (default: until the scenario's last submit or event, plus 5s)")
+	fl.DurationVar(&f.drain, "drain", 10*time.Second, "live: how long to keep running after every job ended")
+	fl.DurationVar(&f.ackWait, "ack-wait", liveDefaultAckWait, "live: the broker's ack wait, instead of the scenario's")
+	fl.DurationVar(&f.healBound, "heal-bound", 5*time.Minute, "live: how long every job has after the workload to end")
+}
+
+// liveOnlyFlags may only come with --live; simOnlyFlags never with it.
+var (
+	liveOnlyFlags = []string{"redis-url", "nats-url", "disposable-target", "duration", "drain", "ack-wait", "heal-bound"}
+	simOnlyFlags  = []string{"shard", "budget", "allow-incomplete", "strategy", "fail-fast"}
+)
+
+// checkLiveFlags refuses a live flag without --live, and a simulator's flag
+// with it.
+func checkLiveFlags(cmd *cobra.Command, f liveFlags) error {
+	fl := cmd.Flags()
+	if !f.on {
+		for _, name := range liveOnlyFlags {
+			if fl.Changed(name) {
+				return usageErrorf("--%s is for a live run: add --live", name)
+			}
+		}
+		return nil
+	}
+	for _, name := range simOnlyFlags {
+		if fl.Changed(name) {
+			return usageErrorf("--%s does not apply to a live run", name)
+		}
+	}
+	switch {
+	case f.redisURL == "":
+		return usageErrorf("--live needs --redis-url (e.g. redis://127.0.0.1:6379/15)")
+	case f.natsURL == "":
+		return usageErrorf("--live needs --nats-url (e.g. nats://127.0.0.1:4222)")
+	case f.duration < 0 || f.drain < 0 || f.healBound < 0 || f.ackWait < 0:
+		return usageErrorf("--duration, --drain, --ack-wait and --heal-bound take positive durations")
+	case f.ackWait > 0 && f.ackWait < time.Second:
+		return usageErrorf("--ack-wait %s: want at least 1s (handlers hold deliveries across store calls)", f.ackWait)
+	}
+	return nil
+}
+
+// loopbackHost reports whether host names this machine only.
+func loopbackHost(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// liveRedisOptions parses --redis-url and holds it to loopback unless the
+// target is disposable.
+func liveRedisOptions(f liveFlags) (*redis.Options, error) {
+	opts, err := redis.ParseURL(f.redisURL)
+	if err != nil {
+		return nil, fmt.Errorf("--redis-url %q: %v", f.redisURL, err)
+	}
+	host, _, err := net.SplitHostPort(opts.Addr)
+	if err != nil {
+		return nil, fmt.Errorf("--redis-url %q: %v", f.redisURL, err)
+	}
+	if !loopbackHost(host) && !f.disposable {
+		return nil, fmt.Errorf("--redis-url %s is not a loopback address: a live run empties and writes its database; "+
+			"add --disposable-target if it is a disposable test deployment", host)
+	}
+	return opts, nil
+}
+
+// checkNATSURL holds every server --nats-url lists to loopback unless the
+// target is disposable.
+func checkNATSURL(f liveFlags) error {
+	for _, s := range strings.Split(f.natsURL, ",") {
+		u, err := url.Parse(strings.TrimSpace(s))
+		if err != nil || u.Hostname() == "" {
+			return fmt.Errorf("--nats-url %q: want nats://host:port", s)
+		}
+		if !loopbackHost(u.Hostname()) && !f.disposable {
+			return fmt.Errorf("--nats-url %s is not a loopback address: a live run deletes and recreates its streams; "+
+				"add --disposable-target if it is a disposable test deployment", u.Hostname())
+		}
+	}
+	return nil
+}
+
+// runLive is simrun run --live: every selected case whose scenario can run
+// live, one seed at a time, against the servers; the same checkers, the
+// same summary and index, each seed's report. Nothing of it replays.
+func runLive(cmd *cobra.Command, f runFlags) error {
+	lf := f.live
+	stdout, stderr := cmd.OutOrStdout(), cmd.ErrOrStderr()
+	if cmd.Flags().Changed("count") && f.seeds.count == 0 {
+		return usageErrorf("--count 0: want at least 1")
+	}
+	sys, err := lookupSystem(f.system)
+	if err != nil {
+		return usageErrorf("--system: %v", err)
+	}
+	ropts, err := liveRedisOptions(lf)
+	if err != nil {
+		return usageErrorf("%v", err)
+	}
+	if err := checkNATSURL(lf); err != nil {
+		return usageErrorf("%v", err)
+	}
+	sel, err := selectCases(f.suite, f.scenario, f.seeds)
+	if err != nil {
+		return usageErrorf("%v", err)
+	}
+	sel, fit := fitSelection(sel, sys)
+	var skipped []reports.NotApplicableCase
+	live := sel
+	live.Cases, live.Custom = nil, nil
+	for i, c := range sel.Cases {
+		if err := c.Scenario.LiveApplicable(); err != nil {
+			skipped = append(skipped, reports.NotApplicableCase{Case: caseLabel(c), Reason: "live: " + err.Error()})
+			continue
+		}
+		live.Cases, live.Custom = append(live.Cases, c), append(live.Custom, sel.Custom[i])
+	}
+	if len(live.Cases) == 0 {
+		if f.scenario != "" {
+			return usageErrorf("scenario %s cannot run live: %s", f.scenario, strings.TrimPrefix(skipped[0].Reason, "live: "))
+		}
+		return usageErrorf("no case of %s can run live (each declares fault kinds or store or broker events)", sel.Name)
+	}
+	if err := ensureWritableDir(f.out); err != nil {
+		return usageErrorf("--out %s: %v", f.out, err)
+	}
+	if f.junit != "" {
+		if err := ensureWritableFile(f.junit); err != nil {
+			return usageErrorf("--junit %s: %v", f.junit, err)
+		}
+	}
+	moved, movedTo, err := cleanOutDir(f.out, f.discardPrevious)
+	if err != nil {
+		return usageErrorf("--out %s: clear the previous run: %v", f.out, err)
+	}
+	reportCleared(stderr, f.out, moved, movedTo)
+
+	nc, err := nats.Connect(lf.natsURL, nats.Timeout(5*time.Second), nats.Name("simrun live"))
+	if err != nil {
+		return usageErrorf("--nats-url %s: %v", lf.natsURL, err)
+	}
+	defer nc.Close()
+
+	// With --json, stdout holds the summary alone; the rest goes to stderr.
+	console := stdout
+	if f.json {
+		console = stderr
+	}
+	target := fmt.Sprintf("redis %s db %d, nats %s", ropts.Addr, ropts.DB, lf.natsURL)
+	fmt.Fprintf(console, "LIVE RUN against %s: real servers on the wall clock, not the simulator.\n", target)
+	fmt.Fprintln(console, "It is NOT deterministic: the servers and the Go scheduler decide the order of events, "+
+		"a seed's checksum identifies nothing, and no replay line reproduces a seed.")
+	fmt.Fprintf(console, "Fault kinds are not injected; replica stop, kill, start and pause events are applied. "+
+		"Ack wait %s, drain %s, heal bound %s.\n", lf.ackWait, lf.drain, lf.healBound)
+	if len(skipped) > 0 {
+		fmt.Fprintf(console, "%d of %d cases not run live (fault kinds, a swarm, or a server losing data); "+
+			"index.html lists each with why, -v prints them here\n", len(skipped), len(sel.Cases))
+	}
+	if f.verbose {
+		for _, s := range skipped {
+			fmt.Fprintf(console, "     %-44s not run live: %s\n", s.Case, strings.TrimPrefix(s.Reason, "live: "))
+		}
+	}
+
+	tasks := live.tasks(shard{I: 1, N: 1})
+	start := time.Now() // determinism-ok: wall time is a reported figure
+	var results []reports.SeedResult
+	var failures []string
+	for i, t := range tasks {
+		sc, _ := scenarios.Lookup(t.Scenario)
+		sc = sc.On(sys)
+		fmt.Fprintf(console, "%s seed %d: running live...\n", sc.Name, t.Seed)
+		o, err := sc.RunLive(t.Seed, scenarios.LiveTarget{Redis: ropts, NATS: nc,
+			// What the previous seed of this run left is this run's own.
+			Flush:    lf.disposable || i > 0,
+			Duration: lf.duration, Drain: lf.drain, AckWait: lf.ackWait, HealBound: lf.healBound})
+		if err != nil {
+			if i == 0 {
+				return usageErrorf("%v", err)
+			}
+			return &exitError{code: exitUsage, err: fmt.Errorf("live: %s seed %d: %w", sc.Name, t.Seed, err)}
+		}
+		res := reports.SeedResultOf(liveReportRun(o), t.Expect)
+		res.Finding = t.Finding
+		dir := artifactDir(t.Scenario, t.Seed, scenarios.Variant{})
+		res.Artifacts = dir
+		if err := writeLiveArtifacts(filepath.Join(f.out, dir), sc, o, res); err != nil {
+			fmt.Fprintln(stderr, "simrun: "+oneLine(err.Error()))
+		}
+		fmt.Fprintf(console, "%s seed %d: %s in %s, %d steps, %d publishes, %d store commands; report %s\n", sc.Name, t.Seed,
+			res.Verdict, o.Wall.Round(time.Millisecond), o.Steps, len(o.Run.History.Publishes), o.Run.History.Redis.Commands,
+			filepath.Join(f.out, dir, "report.html"))
+		if !passed(res) {
+			failures = append(failures, fmt.Sprintf("%s seed %d: %s", sc.Name, t.Seed, oneLineFailure(res)))
+		}
+		results = append(results, res)
+	}
+	wall := time.Since(start) // determinism-ok: figure
+
+	sum := reports.Build("simrun "+version, live.Name, "", live.specs(sys), results, wall.Seconds())
+	sum.System = f.system
+	sum.Live = target
+	for _, c := range fit.notApplicable {
+		sum.NotApplicable = append(sum.NotApplicable, reports.NotApplicableCase{Case: caseLabel(c), Reason: c.NotApplicable})
+	}
+	sum.NotApplicable = append(sum.NotApplicable, skipped...)
+	sum.Provenance = provenance()
+	if err := writeOutputs(f.out, sum, f.junit); err != nil {
+		code := sum.ExitCode()
+		if code == exitPass {
+			code = exitUsage
+		}
+		return &exitError{code: code, err: err}
+	}
+	if f.json {
+		if err := writeJSON(stdout, sum); err != nil {
+			return err
+		}
+	} else {
+		printLiveSummary(stdout, sum, failures, f.out, wall)
+	}
+	return exitWith(sum.ExitCode())
+}
+
+// liveReportRun is a live seed's run for reports: no replay line, since
+// nothing reproduces it.
+func liveReportRun(o *scenarios.Outcome) reports.Run {
+	r := reportRun(o)
+	r.Replay = ""
+	return r
+}
+
+// writeLiveArtifacts writes a live seed's folder: its trace, history,
+// result and report. No plan: there is nothing to replay.
+func writeLiveArtifacts(dir string, sc scenarios.Scenario, o *scenarios.Outcome, res reports.SeedResult) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("artifacts: %w", err)
+	}
+	prov := provenance()
+	res.Provenance = &prov
+	meta := reports.Meta{EngineVersion: prov.String(), Options: derivedOptions(sc, o), Live: true,
+		Note: "A live run against real servers on the wall clock: not deterministic."}
+	writes := []struct {
+		name  string
+		write func(io.Writer) error
+	}{
+		{"trace.log", func(w io.Writer) error { _, err := w.Write(o.World.Trace().Bytes()); return err }},
+		{"history.json", func(w io.Writer) error { return writeJSON(w, o.Run.History) }},
+		{"seed.json", func(w io.Writer) error { return writeJSON(w, res) }},
+		{"report.html", func(w io.Writer) error {
+			return reports.NewSeedReport(liveReportRun(o), sc.ExpectViolation, meta).WriteHTML(w)
+		}},
+	}
+	var errs []error
+	for _, f := range writes {
+		if err := reports.WriteFileAtomic(filepath.Join(dir, f.name), f.write); err != nil {
+			errs = append(errs, fmt.Errorf("artifacts: %s: %w", f.name, err))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// printLiveSummary is the text summary of a live run, which says again that
+// it is live.
+func printLiveSummary(w io.Writer, sum *reports.Summary, failures []string, out string, wall time.Duration) {
+	for _, f := range failures {
+		fmt.Fprintln(w, "FAIL "+f)
+	}
+	ran := len(sum.Seeds)
+	fmt.Fprintf(w, "%s (LIVE, not deterministic): %s, %d of %d seeds in %s; summary %s, index %s\n", sum.Suite, sum.Verdict,
+		ran, sum.Planned, wall.Round(time.Millisecond), filepath.Join(out, "summary.json"), filepath.Join(out, "index.html"))
+}

@@ -1,0 +1,36 @@
+package simrun
+
+import "testing"
+
+// A live run's bad inputs are refused before anything connects: one line,
+// exit 2.
+func TestLiveBadInputsAreOneLineAndExit2(t *testing.T) {
+	const redisURL, natsURL = "redis://127.0.0.1:1/0", "nats://127.0.0.1:1"
+	cases := []struct {
+		name     string
+		args     []string
+		mentions string
+	}{
+		{"live flag without live", []string{"run", "--redis-url", redisURL}, "add --live"},
+		{"no redis url", []string{"run", "--live", "--nats-url", natsURL}, "--redis-url"},
+		{"no nats url", []string{"run", "--live", "--redis-url", redisURL}, "--nats-url"},
+		{"remote redis", []string{"run", "--live", "--redis-url", "redis://10.0.0.7:6379/0", "--nats-url", natsURL},
+			"not a loopback address"},
+		{"remote nats", []string{"run", "--live", "--redis-url", redisURL, "--nats-url", "nats://nats.example.com:4222"},
+			"--disposable-target"},
+		{"bad redis url", []string{"run", "--live", "--redis-url", "mysql://x", "--nats-url", natsURL}, "--redis-url"},
+		{"simulator flag", []string{"run", "--live", "--redis-url", redisURL, "--nats-url", natsURL, "--strategy", "pct"},
+			"does not apply to a live run"},
+		{"scenario with faults", []string{"run", "--live", "--redis-url", redisURL, "--nats-url", natsURL,
+			"--scenario", "dispatch-rollback"}, "cannot run live"},
+		{"swarm", []string{"run", "--live", "--redis-url", redisURL, "--nats-url", natsURL, "--scenario", "swarm"},
+			"cannot run live"},
+		{"no server", []string{"run", "--live", "--redis-url", redisURL, "--nats-url", natsURL, "--scenario", "placement",
+			"--out", t.TempDir()}, "--nats-url"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			usageError(t, simrun(t, simrunBin, c.args...), c.mentions)
+		})
+	}
+}
