@@ -31,7 +31,7 @@ type Kernel struct {
 	stepAt   uint64
 	timeText []byte
 	timeAt   time.Duration
-	reapDue  bool   // an actor was killed or finished since the last reap
+	reapDue  bool // an actor was killed or finished since the last reap
 	now      time.Duration
 	step     uint64
 	actors   []*Actor // live actors, creation order
