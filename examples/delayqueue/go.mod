@@ -34,3 +34,6 @@ require (
 	golang.org/x/term v0.47.0 // indirect
 	google.golang.org/protobuf v1.36.12 // indirect
 )
+
+// Stands for a published version of the harness.
+replace github.com/dispatchsim/dispatchsim => ../..
