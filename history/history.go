@@ -138,6 +138,17 @@ const (
 	SettleDrop SettleOutcome = "drop" // acked and dropped on an error
 )
 
+// SettleOf is the outcome a handler's answer asks of the broker.
+func SettleOf(s sut.Settle) SettleOutcome {
+	switch {
+	case s.NakDelay > 0:
+		return SettleNak
+	case s.Dropped != nil:
+		return SettleDrop
+	}
+	return SettleAck
+}
+
 // Settle is a handler's decision on a delivery of a job message, at the
 // moment it returned: before the ack can be lost on its way.
 type Settle struct {

@@ -643,13 +643,7 @@ func (b *Bus) recordSettle(a *kernel.Actor, m *message, settle sut.Settle) {
 	if m.jobID == "" {
 		return
 	}
-	outcome := history.SettleAck
-	switch {
-	case settle.NakDelay > 0:
-		outcome = history.SettleNak
-	case settle.Dropped != nil:
-		outcome = history.SettleDrop
-	}
+	outcome := history.SettleOf(settle)
 	b.hist.Settles = append(b.hist.Settles, history.Settle{Step: b.k.Step(), Time: b.k.Now(), Actor: a.Name(),
 		Subject: m.subject, MsgID: m.id, JobID: m.jobID, Cancel: m.cancel, Outcome: outcome, Delay: settle.NakDelay,
 		Gen: m.gen, ResultPtr: m.resultPtr, Message: m.digest})

@@ -274,13 +274,7 @@ func (b *Broker) recordSettle(a *kernel.Actor, subject, id string, data []byte, 
 	if fact.JobID == "" {
 		return
 	}
-	outcome := history.SettleAck
-	switch {
-	case settle.NakDelay > 0:
-		outcome = history.SettleNak
-	case settle.Dropped != nil:
-		outcome = history.SettleDrop
-	}
+	outcome := history.SettleOf(settle)
 	var digest uint64
 	if !fact.Dispatch && !fact.Cancel {
 		digest = history.MessageDigest(data)
