@@ -166,6 +166,12 @@ func (w *World) drain(r *replica, deadline time.Duration) {
 	if w.k.Group(r.name).Crashed() {
 		return // it crashed while draining
 	}
+	// The process goes down now, with whatever its handlers were still
+	// doing: recorded as the crash it is for them (a write they made while
+	// draining is never followed by what came next).
+	w.hist.Faults = append(w.hist.Faults, FaultRecord{Step: w.k.Step(), Time: w.k.Now(), Actor: r.name,
+		Kind: "Event:" + string(EventStop), Effect: EffectCrash,
+		Target: fmt.Sprintf("%s down at the drain's end, %d deliveries still held", r.name, held)})
 	w.k.CrashGroup(r.name)
 	w.k.Tracef(r.name, "replica stopped (%d deliveries still held)", held)
 }

@@ -39,13 +39,22 @@ func TestEventsStopDrainKillAndStartReplicas(t *testing.T) {
 	for _, job := range res.Final {
 		require.True(t, w.Spec().IsTerminal(job.State), "%+v\n%s", job, kernel.Tail(w.Trace().Bytes(), 30))
 	}
-	events := 0
+	events, drainEnd := 0, 0
 	for _, f := range res.History.Faults {
 		if strings.HasPrefix(f.Kind, "Event:") {
 			events++
 		}
+		if f.Kind == "Event:stop" && f.Effect == EffectCrash {
+			drainEnd++
+			require.Equal(t, "replica-1", f.Actor)
+			require.GreaterOrEqual(t, f.Time, 10*time.Second)
+		}
 	}
-	require.Equal(t, 5, events, "every event is in the history")
+	// World-swarm 708715: a handler still running when the drain ran out
+	// wrote a DLQ entry and died before announcing it; the history must say
+	// its process went down then, not only when the stop began.
+	require.Equal(t, 1, drainEnd, "the drain's end takes the replica down, as a crash of what still ran")
+	require.Equal(t, 6, events, "every event is in the history, and the drain's end")
 }
 
 func TestEventsAreValidated(t *testing.T) {
