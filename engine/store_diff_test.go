@@ -169,6 +169,7 @@ func runStoreDiff(t *testing.T, url string, seed uint64, ops int, sabotage redis
 		clock.reset()
 		start := time.Now()
 		realReply := op.run(ctx, real)
+		readFrom := clock.mark()
 		realKeys, err := keyspace(ctx, real.rdb)
 		if err != nil {
 			t.Fatalf("seed %d, operation %d (%s): redis: %v", seed, i+1, op, err)
@@ -189,15 +190,20 @@ func runStoreDiff(t *testing.T, url string, seed uint64, ops int, sabotage redis
 				return i + 1, &div
 			}
 		}
-		alignTTLs(mr, realKeys)
+		alignTTLs(mr, realKeys, clock.answeredAt(readFrom, "pipeline"))
 	}
 	return ops, nil
 }
 
 // alignTTLs gives the simulated store's keys redis-server's TTLs, once they
 // were found to agree: the simulated store's idea of when a command ran is
-// off by up to half its round trip, and that error must not pile up.
-func alignTTLs(mr *miniredis.Miniredis, real map[string]keyState) {
+// off by up to half its round trip, and that error must not pile up. The
+// TTLs hold as of readAt, when redis-server answered their read, not of the
+// value read after it: a stall between the two must not shift them.
+func alignTTLs(mr *miniredis.Miniredis, real map[string]keyState, readAt time.Time) {
+	if !readAt.IsZero() {
+		mr.SetTime(readAt)
+	}
 	for k, st := range real {
 		if st.ttl > 0 {
 			mr.SetTTL(k, st.ttl)
@@ -245,6 +251,26 @@ func (tl *timeline) record(name string) (answered func()) {
 			tl.sent[i].answered = true
 		}
 	}
+}
+
+// mark is where the commands sent from now on begin.
+func (tl *timeline) mark() int {
+	tl.mu.Lock()
+	defer tl.mu.Unlock()
+	return len(tl.sent)
+}
+
+// answeredAt is the moment of the first command of this name sent since
+// mark; zero if there is none.
+func (tl *timeline) answeredAt(mark int, name string) time.Time {
+	tl.mu.Lock()
+	defer tl.mu.Unlock()
+	for _, c := range tl.sent[min(mark, len(tl.sent)):] {
+		if c.name == name {
+			return c.at
+		}
+	}
+	return time.Time{}
 }
 
 // slowest is the longest round trip since the reset: how far off the
