@@ -34,6 +34,12 @@ type LiveTarget struct {
 	// a delivery whose replica was killed mid-handler comes back after it,
 	// and a live run cannot wait ten minutes of real time for that.
 	AckWait time.Duration
+	// BrokerRestarts are when, into the run, RestartBroker is called: the
+	// broker restarted from outside while the system runs (the history
+	// records each as an event). Latency is applied by the caller, with a
+	// proxy in front of a server (live.Proxy).
+	BrokerRestarts []time.Duration
+	RestartBroker  func() error
 }
 
 // liveMargin follows the last submit or event before the heal phase begins.
@@ -72,6 +78,9 @@ func (s Scenario) RunLive(seed uint64, t LiveTarget) (*Outcome, error) {
 	if err := s.LiveApplicable(); err != nil {
 		return nil, fmt.Errorf("scenario %s cannot run live: %w", s.Name, err)
 	}
+	if len(t.BrokerRestarts) > 0 && t.RestartBroker == nil {
+		return nil, errors.New("broker restarts without a way to restart the broker")
+	}
 	start := time.Now() // determinism-ok: wall time is a reported figure only
 	inj := s.Injector(seed, nil)
 	cfg := s.Config(seed, inj)
@@ -83,6 +92,9 @@ func (s Scenario) RunLive(seed uint64, t LiveTarget) (*Outcome, error) {
 		last := cfg.Workload.SubmitWindow
 		for _, e := range cfg.Events {
 			last = max(last, e.At)
+		}
+		for _, at := range t.BrokerRestarts {
+			last = max(last, at)
 		}
 		cfg.FaultPhase = last + liveMargin
 	}
@@ -110,6 +122,11 @@ func (s Scenario) RunLive(seed uint64, t LiveTarget) (*Outcome, error) {
 	w, err := sim.NewLiveWorld(cfg)
 	if err != nil {
 		return nil, err
+	}
+	for _, at := range t.BrokerRestarts {
+		if err := w.AtOutside(at, "broker-restart", t.RestartBroker); err != nil {
+			return nil, err
+		}
 	}
 	res := w.Run()
 	return s.judge(seed, inj, w, res, beats, start), nil

@@ -2,14 +2,17 @@ package scenarios
 
 import (
 	"os"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/nats-io/nats.go"
 	"github.com/redis/go-redis/v9"
 
 	"github.com/dispatchsim/dispatchsim/checker"
 	"github.com/dispatchsim/dispatchsim/engine/natsbus/natsbustest"
 	"github.com/dispatchsim/dispatchsim/sim"
+	"github.com/dispatchsim/dispatchsim/sim/live"
 )
 
 // liveRedis is the real server a live test runs on; under CI=true a missing
@@ -53,18 +56,7 @@ func TestLiveRun(t *testing.T) {
 	nc := natsbustest.Connect(t)
 	o, err := sc.RunLive(7, LiveTarget{Redis: opts, NATS: nc, Flush: true, Duration: 3 * time.Second,
 		Drain: time.Second, HealBound: 15 * time.Second, AckWait: 3 * time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if o.Run.Err != nil {
-		t.Fatalf("run: %v", o.Run.Err)
-	}
-	if len(o.Result.Violations) > 0 {
-		t.Fatalf("violations: %+v", o.Result.Violations)
-	}
-	if n := len(o.Run.Final); n != 8 {
-		t.Fatalf("%d jobs in the store at the end, want 8", n)
-	}
+	requireCleanLiveRun(t, o, err, 8)
 	if len(o.Run.History.Publishes) == 0 || len(o.Run.History.Settles) == 0 {
 		t.Fatalf("no publishes or settles recorded: %d, %d", len(o.Run.History.Publishes), len(o.Run.History.Settles))
 	}
@@ -86,5 +78,73 @@ func TestLiveRefusesFaults(t *testing.T) {
 		if err := sc.LiveApplicable(); err != nil {
 			t.Errorf("%s: %v", name, err)
 		}
+	}
+}
+
+// TestLiveRunThroughBrokerRestartAndLatency: the same world with the store
+// and the broker behind proxies that add latency, and the broker restarted
+// from outside in the middle of the workload. A graceful restart loses
+// nothing, so the checkers hold it to every promise; the history shows the
+// restart and that it ended.
+func TestLiveRunThroughBrokerRestartAndLatency(t *testing.T) {
+	opts := liveRedis(t)
+	srv := natsbustest.Start(t)
+	storeProxy, err := live.NewProxy(opts.Addr, 2*time.Millisecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer storeProxy.Close()
+	brokerProxy, err := live.NewProxy(strings.TrimPrefix(srv.URL(), "nats://"), 2*time.Millisecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer brokerProxy.Close()
+	nc, err := nats.Connect("nats://"+brokerProxy.Addr(), nats.MaxReconnects(-1), nats.ReconnectWait(100*time.Millisecond))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	proxied := *opts
+	proxied.Addr = storeProxy.Addr()
+
+	sc := Scenario{
+		Name: "live-restart",
+		World: World{
+			Workload: &sim.Workload{Jobs: 8, SubmitWindow: 3 * time.Second, StatusReads: 4},
+			Workers:  &sim.WorkerProfile{JobDurationMin: 200 * time.Millisecond, JobDurationMax: time.Second},
+		},
+		Spec: checker.Spec{AllSucceed: true},
+	}
+	o, err := sc.RunLive(11, LiveTarget{Redis: &proxied, NATS: nc, Flush: true, Duration: 4 * time.Second,
+		Drain: time.Second, HealBound: 20 * time.Second, AckWait: 3 * time.Second,
+		BrokerRestarts: []time.Duration{1500 * time.Millisecond}, RestartBroker: srv.Restart})
+	requireCleanLiveRun(t, o, err, 8)
+	var restarted, ended bool
+	for _, f := range o.Run.History.Faults {
+		restarted = restarted || f.Kind == "Event:broker-restart"
+		ended = ended || f.Kind == "Event:broker-restart-end" && strings.HasSuffix(f.Target, ": done")
+	}
+	if !restarted || !ended {
+		t.Fatalf("the history does not show the restart and its end: %+v", o.Run.History.Faults)
+	}
+	t.Logf("live run through a restart: %d steps, %d publishes, %d settles in %s", o.Steps,
+		len(o.Run.History.Publishes), len(o.Run.History.Settles), o.Wall.Round(time.Millisecond))
+}
+
+// requireCleanLiveRun fails t unless a live run ran, broke no promise and
+// left every one of its jobs in the store.
+func requireCleanLiveRun(t *testing.T, o *Outcome, err error, jobs int) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.Run.Err != nil {
+		t.Fatalf("run: %v", o.Run.Err)
+	}
+	if len(o.Result.Violations) > 0 {
+		t.Fatalf("violations: %+v", o.Result.Violations)
+	}
+	if n := len(o.Run.Final); n != jobs {
+		t.Fatalf("%d jobs in the store at the end, want %d", n, jobs)
 	}
 }

@@ -3,6 +3,7 @@ package sim
 import (
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/redis/go-redis/v9"
 
@@ -82,3 +83,38 @@ func (w *World) closeLive() {
 // simBus is the simulated bus, for the broker's own failures, which only a
 // simulated world schedules (NewLiveWorld refuses them).
 func (w *World) simBus() *bus.Bus { return w.bus.(*bus.Bus) }
+
+// AtOutside schedules, in a live world, something done to a server from
+// outside at the given time into the run (a broker restart): do runs off
+// the controller, since a server takes its time to come back and the run
+// goes on meanwhile, and the history records it as an event, with how it
+// ended once it did.
+func (w *World) AtOutside(at time.Duration, what string, do func() error) error {
+	if !w.Live() {
+		return fmt.Errorf("sim: %s from outside needs a live world", what)
+	}
+	if at <= 0 {
+		return fmt.Errorf("sim: %s at %s: want a time into the run", what, at)
+	}
+	w.k.At(at, func() {
+		w.recordOutside(what, fmt.Sprintf("%s at %s", what, at))
+		go func() { // determinism-ok: live mode only; the server answers when it is back
+			err := do()
+			w.k.Post(func() {
+				outcome := "done"
+				if err != nil {
+					outcome = "failed: " + err.Error()
+				}
+				w.recordOutside(what+"-end", fmt.Sprintf("%s at %s: %s", what, at, outcome))
+			})
+		}()
+	})
+	return nil
+}
+
+// recordOutside keeps an outside action in the history, as an event.
+func (w *World) recordOutside(kind, target string) {
+	w.hist.Faults = append(w.hist.Faults, FaultRecord{Step: w.k.Step(), Time: w.k.Now(), Actor: "outside",
+		Kind: "Event:" + kind, Target: target})
+	w.k.Tracef("outside", "event %s", target)
+}

@@ -1,12 +1,14 @@
 package simrun
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"net"
 	"net/url"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"time"
@@ -18,6 +20,7 @@ import (
 
 	"github.com/dispatchsim/dispatchsim/reports"
 	"github.com/dispatchsim/dispatchsim/scenarios"
+	"github.com/dispatchsim/dispatchsim/sim/live"
 )
 
 // liveFlags are run's flags for a live run: a scenario's workload against
@@ -28,7 +31,15 @@ type liveFlags struct {
 	disposable         bool
 	duration, drain    time.Duration
 	ackWait, healBound time.Duration
+	// Faults applied from outside the servers.
+	storeLatency, brokerLatency time.Duration
+	brokerRestarts              []time.Duration
+	brokerRestartCmd            string
 }
+
+// brokerRestartTimeout bounds --broker-restart-cmd: a broker that is not
+// back by then is a failed restart, which the history records.
+const brokerRestartTimeout = time.Minute
 
 // liveDefaultAckWait is a live run's ack wait: JetStream's own default. The
 // scenarios' 10 minutes would hold a killed replica's deliveries for ten
@@ -37,7 +48,7 @@ const liveDefaultAckWait = 30 * time.Second
 
 func addLiveFlags(fl *pflag.FlagSet, f *liveFlags) {
 	fl.BoolVar(&f.on, "live", false, "run the scenario's workload against real servers in real time (--redis-url, --nats-url): "+
-		"not deterministic; fault kinds are not injected, replica events are applied")
+		"not deterministic; fault kinds are not injected, replica events and the outside faults below are applied")
 	fl.StringVar(&f.redisURL, "redis-url", "", "live: the Redis server and database (redis://host:port/db); its database must be empty")
 	fl.StringVar(&f.natsURL, "nats-url", "", "live: the NATS server with JetStream (nats://host:port); the topology's streams are recreated")
 	fl.BoolVar(&f.disposable, "disposable-target", false, "live: the target is a disposable test deployment: "+
@@ -46,12 +57,19 @@ func addLiveFlags(fl *pflag.FlagSet, f *liveFlags) {
 	fl.DurationVar(&f.drain, "drain", 10*time.Second, "live: how long to keep running after every job ended")
 	fl.DurationVar(&f.ackWait, "ack-wait", liveDefaultAckWait, "live: the broker's ack wait, instead of the scenario's")
 	fl.DurationVar(&f.healBound, "heal-bound", 5*time.Minute, "live: how long every job has after the workload to end")
+	fl.DurationVar(&f.storeLatency, "store-latency", 0, "live: latency added each way between the system and Redis, by a proxy this run starts")
+	fl.DurationVar(&f.brokerLatency, "broker-latency", 0, "live: latency added each way between the system and NATS, by a proxy this run starts")
+	fl.DurationSliceVar(&f.brokerRestarts, "broker-restart-at", nil, "live: restart the broker at these times into each seed's run "+
+		"(e.g. 20s,45s), with --broker-restart-cmd")
+	fl.StringVar(&f.brokerRestartCmd, "broker-restart-cmd", "", "live: the shell command that restarts the broker "+
+		"(e.g. 'systemctl restart nats-server', or 'pkill -USR1 embedded-nats'); it must return once the broker is back")
 }
 
 // liveOnlyFlags may only come with --live; simOnlyFlags never with it.
 var (
-	liveOnlyFlags = []string{"redis-url", "nats-url", "disposable-target", "duration", "drain", "ack-wait", "heal-bound"}
-	simOnlyFlags  = []string{"shard", "budget", "allow-incomplete", "strategy", "fail-fast"}
+	liveOnlyFlags = []string{"redis-url", "nats-url", "disposable-target", "duration", "drain", "ack-wait", "heal-bound",
+		"store-latency", "broker-latency", "broker-restart-at", "broker-restart-cmd"}
+	simOnlyFlags = []string{"shard", "budget", "allow-incomplete", "strategy", "fail-fast"}
 )
 
 // checkLiveFlags refuses a live flag without --live, and a simulator's flag
@@ -80,8 +98,95 @@ func checkLiveFlags(cmd *cobra.Command, f liveFlags) error {
 		return usageErrorf("--duration, --drain, --ack-wait and --heal-bound take positive durations")
 	case f.ackWait > 0 && f.ackWait < time.Second:
 		return usageErrorf("--ack-wait %s: want at least 1s (handlers hold deliveries across store calls)", f.ackWait)
+	case f.storeLatency < 0 || f.brokerLatency < 0:
+		return usageErrorf("--store-latency and --broker-latency take positive durations")
+	case len(f.brokerRestarts) > 0 && strings.TrimSpace(f.brokerRestartCmd) == "":
+		return usageErrorf("--broker-restart-at needs --broker-restart-cmd, the command that restarts the broker")
+	case len(f.brokerRestarts) == 0 && fl.Changed("broker-restart-cmd"):
+		return usageErrorf("--broker-restart-cmd needs --broker-restart-at, when to run it")
+	}
+	for _, at := range f.brokerRestarts {
+		if at <= 0 {
+			return usageErrorf("--broker-restart-at %s: want a time into the run", at)
+		}
 	}
 	return nil
+}
+
+// restartBroker runs --broker-restart-cmd; its output ends up in the error
+// when it fails.
+func restartBroker(command string) func() error {
+	return func() error {
+		ctx, cancel := context.WithTimeout(context.Background(), brokerRestartTimeout)
+		defer cancel()
+		out, err := exec.CommandContext(ctx, "sh", "-c", command).CombinedOutput()
+		if err != nil {
+			return fmt.Errorf("%s: %v: %s", command, err, oneLine(strings.TrimSpace(string(out))))
+		}
+		return nil
+	}
+}
+
+// outsideFaults describes what a live run applies from outside, for its
+// output and summary.
+func outsideFaults(f liveFlags) string {
+	var parts []string
+	if f.storeLatency > 0 {
+		parts = append(parts, fmt.Sprintf("%s each way to redis", f.storeLatency))
+	}
+	if f.brokerLatency > 0 {
+		parts = append(parts, fmt.Sprintf("%s each way to nats", f.brokerLatency))
+	}
+	if len(f.brokerRestarts) > 0 {
+		ats := make([]string, len(f.brokerRestarts))
+		for i, at := range f.brokerRestarts {
+			ats[i] = at.String()
+		}
+		parts = append(parts, "broker restarted at "+strings.Join(ats, ", "))
+	}
+	return strings.Join(parts, "; ")
+}
+
+// proxied puts a latency proxy in front of the servers --store-latency and
+// --broker-latency name; the returned options and URL go through them.
+// stop stops the proxies.
+func proxied(f liveFlags, ropts *redis.Options) (store *redis.Options, natsURL string, stop func(), err error) {
+	var proxies []*live.Proxy
+	stop = func() {
+		for _, p := range proxies {
+			_ = p.Close()
+		}
+	}
+	store, natsURL = ropts, f.natsURL
+	if f.storeLatency > 0 {
+		p, err := live.NewProxy(ropts.Addr, f.storeLatency)
+		if err != nil {
+			return nil, "", stop, err
+		}
+		proxies = append(proxies, p)
+		o := *ropts
+		o.Addr = p.Addr()
+		store = &o
+	}
+	if f.brokerLatency > 0 {
+		var urls []string
+		for _, s := range strings.Split(f.natsURL, ",") {
+			u, _ := url.Parse(strings.TrimSpace(s)) // checked by checkNATSURL
+			port := u.Port()
+			if port == "" {
+				port = "4222"
+			}
+			p, err := live.NewProxy(net.JoinHostPort(u.Hostname(), port), f.brokerLatency)
+			if err != nil {
+				return nil, "", stop, err
+			}
+			proxies = append(proxies, p)
+			u.Host = p.Addr()
+			urls = append(urls, u.String())
+		}
+		natsURL = strings.Join(urls, ",")
+	}
+	return store, natsURL, stop, nil
 }
 
 // loopbackHost reports whether host names this machine only.
@@ -182,7 +287,16 @@ func runLive(cmd *cobra.Command, f runFlags) error {
 	}
 	reportCleared(stderr, f.out, moved, movedTo)
 
-	nc, err := nats.Connect(lf.natsURL, nats.Timeout(5*time.Second), nats.Name("simrun live"))
+	redisAddr := ropts.Addr
+	ropts, natsURL, closeProxies, err := proxied(lf, ropts)
+	defer closeProxies()
+	if err != nil {
+		return usageErrorf("latency proxy: %v", err)
+	}
+	// Reconnects without end, and only to the servers given: a broker that
+	// restarts comes back, and one behind a proxy is not reached around it.
+	nc, err := nats.Connect(natsURL, nats.Timeout(5*time.Second), nats.Name("simrun live"),
+		nats.MaxReconnects(-1), nats.ReconnectWait(250*time.Millisecond), nats.IgnoreDiscoveredServers())
 	if err != nil {
 		return usageErrorf("--nats-url %s: %v", lf.natsURL, err)
 	}
@@ -193,12 +307,19 @@ func runLive(cmd *cobra.Command, f runFlags) error {
 	if f.json {
 		console = stderr
 	}
-	target := fmt.Sprintf("redis %s db %d, nats %s", ropts.Addr, ropts.DB, lf.natsURL)
+	target := fmt.Sprintf("redis %s db %d, nats %s", redisAddr, ropts.DB, lf.natsURL)
+	outside := outsideFaults(lf)
+	if outside != "" {
+		target += " (" + outside + ")"
+	}
 	fmt.Fprintf(console, "LIVE RUN against %s: real servers on the wall clock, not the simulator.\n", target)
 	fmt.Fprintln(console, "It is NOT deterministic: the servers and the Go scheduler decide the order of events, "+
 		"a seed's checksum identifies nothing, and no replay line reproduces a seed.")
 	fmt.Fprintf(console, "Fault kinds are not injected; replica stop, kill, start and pause events are applied. "+
 		"Ack wait %s, drain %s, heal bound %s.\n", lf.ackWait, lf.drain, lf.healBound)
+	if outside != "" {
+		fmt.Fprintf(console, "From outside: %s.\n", outside)
+	}
 	if len(skipped) > 0 {
 		fmt.Fprintf(console, "%d of %d cases not run live (fault kinds, a swarm, or a server losing data); "+
 			"index.html lists each with why, -v prints them here\n", len(skipped), len(sel.Cases))
@@ -220,7 +341,8 @@ func runLive(cmd *cobra.Command, f runFlags) error {
 		o, err := sc.RunLive(t.Seed, scenarios.LiveTarget{Redis: ropts, NATS: nc,
 			// What the previous seed of this run left is this run's own.
 			Flush:    lf.disposable || i > 0,
-			Duration: lf.duration, Drain: lf.drain, AckWait: lf.ackWait, HealBound: lf.healBound})
+			Duration: lf.duration, Drain: lf.drain, AckWait: lf.ackWait, HealBound: lf.healBound,
+			BrokerRestarts: lf.brokerRestarts, RestartBroker: restartBroker(lf.brokerRestartCmd)})
 		if err != nil {
 			if i == 0 {
 				return usageErrorf("%v", err)
