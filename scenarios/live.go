@@ -131,3 +131,30 @@ func (s Scenario) RunLive(seed uint64, t LiveTarget) (*Outcome, error) {
 	res := w.Run()
 	return s.judge(seed, inj, w, res, beats, start), nil
 }
+
+// WorkloadOnly is the case as a live run runs it when told to leave fault
+// kinds out: its workload and world alone. The kinds, and the goals only
+// they could reach (its sometimes-expectations and expected violation), go
+// to Dropped, each with why. A case without fault kinds, or a swarm (which
+// draws its faults, and cannot run live), is returned as it is.
+func (c Case) WorkloadOnly() Case {
+	sc := c.Scenario
+	if len(sc.Faults) == 0 || sc.Swarm {
+		return c
+	}
+	dropped := append([]string(nil), c.Dropped...)
+	kinds := make([]string, len(sc.Faults))
+	for i, k := range sc.Faults {
+		kinds[i] = k.Name
+	}
+	dropped = append(dropped, fmt.Sprintf("fault kinds %s: left out of a live run (workload only)", strings.Join(kinds, ", ")))
+	for _, b := range c.Sometimes {
+		dropped = append(dropped, fmt.Sprintf("sometimes %s: a goal of the fault kinds left out", b))
+	}
+	if sc.ExpectViolation != "" {
+		dropped = append(dropped, fmt.Sprintf("expected violation %s: a goal of the fault kinds left out", sc.ExpectViolation))
+	}
+	sc.Faults, sc.Options, sc.Sometimes, sc.ExpectViolation = nil, nil, nil, ""
+	c.Scenario, c.Sometimes, c.Dropped = sc, nil, dropped
+	return c
+}

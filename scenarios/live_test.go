@@ -148,3 +148,46 @@ func requireCleanLiveRun(t *testing.T, o *Outcome, err error, jobs int) {
 		t.Fatalf("%d jobs in the store at the end, want %d", n, jobs)
 	}
 }
+
+// TestWorkloadOnlyLeavesFaultKindsOut: a case with fault kinds runs live
+// without them and without the goals only they reach, each listed; a
+// fault-free case and a swarm are left as they are.
+func TestWorkloadOnlyLeavesFaultKindsOut(t *testing.T) {
+	var found int
+	for _, c := range Release().Cases {
+		w := c.WorkloadOnly()
+		switch {
+		case c.Scenario.Swarm:
+			if w.Scenario.LiveApplicable() == nil {
+				t.Errorf("%s: a swarm became live-applicable", c.Scenario.Name)
+			}
+		case len(c.Scenario.Faults) == 0:
+			if len(w.Dropped) != len(c.Dropped) || len(w.Sometimes) != len(c.Sometimes) {
+				t.Errorf("%s: a fault-free case was changed: %v", c.Scenario.Name, w.Dropped)
+			}
+		default:
+			found++
+			if w.Scenario.LiveApplicable() != nil || len(w.Scenario.Faults) != 0 || len(w.Sometimes) != 0 ||
+				w.Scenario.ExpectViolation != "" {
+				t.Errorf("%s: workload only still has faults or their goals: %+v", c.Scenario.Name, w.Scenario)
+			}
+			listed := strings.Join(w.Dropped, "; ")
+			for _, k := range c.Scenario.Faults {
+				if !strings.Contains(listed, k.Name) {
+					t.Errorf("%s: %s left out but not listed: %s", c.Scenario.Name, k.Name, listed)
+				}
+			}
+			for _, b := range c.Sometimes {
+				if !strings.Contains(listed, "sometimes "+b) {
+					t.Errorf("%s: sometimes %s left out but not listed: %s", c.Scenario.Name, b, listed)
+				}
+			}
+			if len(c.Scenario.Faults) == 0 {
+				t.Errorf("%s: the original case lost its faults", c.Scenario.Name)
+			}
+		}
+	}
+	if found == 0 {
+		t.Fatal("no release case declares fault kinds")
+	}
+}

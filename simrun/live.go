@@ -35,6 +35,8 @@ type liveFlags struct {
 	storeLatency, brokerLatency time.Duration
 	brokerRestarts              []time.Duration
 	brokerRestartCmd            string
+	// workloadOnly runs the cases that declare fault kinds without them.
+	workloadOnly bool
 }
 
 // brokerRestartTimeout bounds --broker-restart-cmd: a broker that is not
@@ -63,12 +65,14 @@ func addLiveFlags(fl *pflag.FlagSet, f *liveFlags) {
 		"(e.g. 20s,45s), with --broker-restart-cmd")
 	fl.StringVar(&f.brokerRestartCmd, "broker-restart-cmd", "", "live: the shell command that restarts the broker "+
 		"(e.g. 'systemctl restart nats-server', or 'pkill -USR1 embedded-nats'); it must return once the broker is back")
+	fl.BoolVar(&f.workloadOnly, "workload-only", false, "live: run the cases that declare fault kinds with their workload and world alone, "+
+		"leaving out the kinds and the goals only they reach (each listed)")
 }
 
 // liveOnlyFlags may only come with --live; simOnlyFlags never with it.
 var (
 	liveOnlyFlags = []string{"redis-url", "nats-url", "disposable-target", "duration", "drain", "ack-wait", "heal-bound",
-		"store-latency", "broker-latency", "broker-restart-at", "broker-restart-cmd"}
+		"store-latency", "broker-latency", "broker-restart-at", "broker-restart-cmd", "workload-only"}
 	simOnlyFlags = []string{"shard", "budget", "allow-incomplete", "strategy", "fail-fast"}
 )
 
@@ -257,6 +261,11 @@ func runLive(cmd *cobra.Command, f runFlags) error {
 		return usageErrorf("%v", err)
 	}
 	sel, fit := fitSelection(sel, sys)
+	if lf.workloadOnly {
+		for i := range sel.Cases {
+			sel.Cases[i] = sel.Cases[i].WorkloadOnly()
+		}
+	}
 	var skipped []reports.NotApplicableCase
 	live := sel
 	live.Cases, live.Custom = nil, nil
@@ -268,10 +277,14 @@ func runLive(cmd *cobra.Command, f runFlags) error {
 		live.Cases, live.Custom = append(live.Cases, c), append(live.Custom, sel.Custom[i])
 	}
 	if len(live.Cases) == 0 {
-		if f.scenario != "" {
-			return usageErrorf("scenario %s cannot run live: %s", f.scenario, strings.TrimPrefix(skipped[0].Reason, "live: "))
+		hint := ""
+		if !lf.workloadOnly {
+			hint = "; --workload-only runs a case's workload without its fault kinds"
 		}
-		return usageErrorf("no case of %s can run live (each declares fault kinds or store or broker events)", sel.Name)
+		if f.scenario != "" {
+			return usageErrorf("scenario %s cannot run live: %s%s", f.scenario, strings.TrimPrefix(skipped[0].Reason, "live: "), hint)
+		}
+		return usageErrorf("no case of %s can run live (each declares fault kinds or store or broker events)%s", sel.Name, hint)
 	}
 	if err := ensureWritableDir(f.out); err != nil {
 		return usageErrorf("--out %s: %v", f.out, err)
@@ -312,6 +325,9 @@ func runLive(cmd *cobra.Command, f runFlags) error {
 	if outside != "" {
 		target += " (" + outside + ")"
 	}
+	if lf.workloadOnly {
+		target += ", workload only"
+	}
 	fmt.Fprintf(console, "LIVE RUN against %s: real servers on the wall clock, not the simulator.\n", target)
 	fmt.Fprintln(console, "It is NOT deterministic: the servers and the Go scheduler decide the order of events, "+
 		"a seed's checksum identifies nothing, and no replay line reproduces a seed.")
@@ -329,14 +345,26 @@ func runLive(cmd *cobra.Command, f runFlags) error {
 			fmt.Fprintf(console, "     %-44s not run live: %s\n", s.Case, strings.TrimPrefix(s.Reason, "live: "))
 		}
 	}
+	if lf.workloadOnly {
+		fmt.Fprintln(console, "Workload only: the cases' fault kinds, and the goals only they reach, are left out; "+
+			"a pass says nothing about those faults.")
+		for _, c := range live.Cases {
+			if len(c.Dropped) > 0 && f.verbose {
+				fmt.Fprintf(console, "     %-44s left out: %s\n", caseLabel(c), strings.Join(c.Dropped, "; "))
+			}
+		}
+	}
 
 	tasks := live.tasks(shard{I: 1, N: 1})
+	byName := map[string]scenarios.Scenario{}
+	for _, c := range live.Cases {
+		byName[c.Scenario.Name] = c.Scenario // fitted to the system, and to --workload-only
+	}
 	start := time.Now() // determinism-ok: wall time is a reported figure
 	var results []reports.SeedResult
 	var failures []string
 	for i, t := range tasks {
-		sc, _ := scenarios.Lookup(t.Scenario)
-		sc = sc.On(sys)
+		sc := byName[t.Scenario]
 		fmt.Fprintf(console, "%s seed %d: running live...\n", sc.Name, t.Seed)
 		o, err := sc.RunLive(t.Seed, scenarios.LiveTarget{Redis: ropts, NATS: nc,
 			// What the previous seed of this run left is this run's own.
