@@ -17,10 +17,13 @@ import (
 // Exploration that branches where it matters (moonpool's fork at discovery):
 // every run reports its moments, the first step at which each
 // checker-relevant event happened; the campaign keeps a coverage map of them,
-// and when a seed's run is the first to reach one, N branches continue that
-// seed from that step with fresh randomness. A bug that needs two rare
-// events in a row then costs about 1/p1 seeds and 1/p2 branches, not
-// 1/(p1·p2) seeds.
+// and when a seed's run reaches one that is still rare (few seeds reached
+// it), N branches continue that seed from that step with fresh randomness.
+// A bug that needs two rare events in a row then costs about 1/p1 seeds and
+// 1/p2 branches, not 1/(p1·p2) seeds. A moment is branched from again by
+// later seeds while it stays rare, up to a few times: the second event is
+// drawn afresh after each, and the first seed to reach a moment rarely
+// reaches it in the state the second event needs.
 
 // moment is a step where something happened that the campaign counts.
 type moment struct {
@@ -127,7 +130,13 @@ type campaign struct {
 	perDiscovery int // branches spawned per discovery: its energy
 	perRun       int // discoveries branched per seed at most
 	warmup       int // seeds that only fill the map before anything branches
-	coverage     map[string]int
+	// A moment is rare while at most rareShare of the seeds so far reached
+	// it (at least one); a moment is branched from by perKey seeds at most.
+	rareShare    float64
+	perKey       int
+	coverage     map[string]int // runs, branches too, that reached each moment
+	seedsReached map[string]int // seeds that did
+	branchedFrom map[string]int // seeds branched from each moment
 	seeds        int
 	held         []heldRun // the warm-up's runs, judged when it ends
 	pending      []task
@@ -140,30 +149,38 @@ type heldRun struct {
 }
 
 // Energy bounds. A seed branches from at most three moments (its earliest
-// new ones), so one that reaches much that is new does not take the budget.
+// rare ones), so one that reaches much that is new does not take the budget;
+// a moment is rare while at most 2% of the seeds reached it, and four seeds
+// at most branch from it.
 // The first 20 seeds only fill the coverage map: at the start everything is
 // new, and a moment is rare only against a base; what one warm-up seed
 // alone reached is then a discovery of that seed.
 const (
 	defaultDiscoveriesPerRun = 3
 	defaultWarmupSeeds       = 20
+	defaultRareShare         = 0.02
+	defaultBranchingsPerKey  = 4
 )
 
 func newCampaign(perDiscovery int) *campaign {
 	return &campaign{perDiscovery: perDiscovery, perRun: defaultDiscoveriesPerRun, warmup: defaultWarmupSeeds,
-		coverage: map[string]int{}}
+		rareShare: defaultRareShare, perKey: defaultBranchingsPerKey,
+		coverage: map[string]int{}, seedsReached: map[string]int{}, branchedFrom: map[string]int{}}
 }
 
-// observe counts a run's moments. For a seed's own run, each moment no
-// earlier run reached is a discovery: up to perRun of them, earliest first,
-// each gets perDiscovery branches from its step. Branches count their
-// moments but do not branch again: a key is one (seed, step, branch).
+// observe counts a run's moments. For a seed's own run, each moment still
+// rare is a discovery: up to perRun of them, earliest first, each gets
+// perDiscovery branches from its step. Branches count their moments but do
+// not branch again: a key is one (seed, step, branch).
 func (c *campaign) observe(w io.Writer, t task, ms []moment) {
 	for _, m := range ms {
 		c.coverage[m.Key]++
 	}
 	if t.Branch != "" {
 		return
+	}
+	for _, m := range ms {
+		c.seedsReached[m.Key]++
 	}
 	c.seeds++
 	switch {
@@ -180,11 +197,12 @@ func (c *campaign) observe(w io.Writer, t task, ms []moment) {
 	c.discover(w, t, ms)
 }
 
-// discover spawns the branches of the run's moments that only it reached.
+// discover spawns the branches of the run's moments that are still rare.
 func (c *campaign) discover(w io.Writer, t task, ms []moment) {
 	found := 0
+	rare := max(1, int(c.rareShare*float64(c.seeds)))
 	for _, m := range ms {
-		if c.coverage[m.Key] != 1 {
+		if c.seedsReached[m.Key] > rare || c.branchedFrom[m.Key] >= c.perKey {
 			continue
 		}
 		if found == c.perRun {
@@ -192,8 +210,9 @@ func (c *campaign) discover(w io.Writer, t task, ms []moment) {
 		}
 		found++
 		c.discoveries++
-		fmt.Fprintf(w, "explore: seed %d reached %q first, at step %d: %d branches\n", t.Seed, m.Key, m.Step,
-			c.perDiscovery)
+		c.branchedFrom[m.Key]++
+		fmt.Fprintf(w, "explore: seed %d reached %q (seed %d of %d to reach it), at step %d: %d branches\n", t.Seed,
+			m.Key, c.seedsReached[m.Key], c.seeds, m.Step, c.perDiscovery)
 		for n := 1; n <= c.perDiscovery; n++ {
 			b := t
 			b.Branch = sim.Branch{Step: m.Step, N: uint64(n)}.String()

@@ -51,6 +51,32 @@ func TestCampaignBranchesFromFirstReachedMoments(t *testing.T) {
 	require.Empty(t, seeds)
 }
 
+// A moment stays a discovery while few seeds reached it: at most rareShare
+// of the seeds so far, and perKey seeds at most branch from it; a moment
+// that turns common stops.
+func TestCampaignBranchesAgainWhileRare(t *testing.T) {
+	c := newCampaign(1)
+	c.warmup, c.rareShare, c.perKey = 1, 0.1, 2
+	run := func(s uint64, names ...string) []string {
+		c.pending = nil
+		var ms []moment
+		for i, k := range names {
+			ms = append(ms, moment{Key: k, Step: uint64(10 * (i + 1))})
+		}
+		c.observe(io.Discard, task{Scenario: "swarm", Seed: s}, ms)
+		return keys(c.pending)
+	}
+	require.Equal(t, []string{"1:10/1"}, run(1, "common"), "the warm-up's one seed")
+	for s := uint64(2); s <= 19; s++ {
+		require.Empty(t, run(s, "common"), "seed %d: common is no longer rare", s)
+	}
+	require.Equal(t, []string{"20:20/1"}, run(20, "common", "rare"), "rare: first of 20 seeds")
+	require.Equal(t, []string{"21:20/1"}, run(21, "common", "rare"), "rare: 2 of 21 seeds, within 10%")
+	require.Empty(t, run(22, "common", "rare"), "rare was branched from by two seeds: its share")
+	require.Equal(t, 2, c.branchedFrom["rare"])
+	require.Equal(t, 1, c.branchedFrom["common"])
+}
+
 func keys(ts []task) []string {
 	var out []string
 	for _, t := range ts {
