@@ -13,6 +13,7 @@ import (
 	"github.com/dispatchsim/dispatchsim/engine/natsbus/natsbustest"
 	"github.com/dispatchsim/dispatchsim/sim"
 	"github.com/dispatchsim/dispatchsim/sim/live"
+	"github.com/dispatchsim/dispatchsim/systems/outbox"
 )
 
 // liveRedis is the real server a live test runs on; under CI=true a missing
@@ -190,4 +191,23 @@ func TestWorkloadOnlyLeavesFaultKindsOut(t *testing.T) {
 	if found == 0 {
 		t.Fatal("no release case declares fault kinds")
 	}
+}
+
+// TestLiveRunOnASystemWithoutStreams: a system that declares no streams
+// gets one stream for every subject, which JetStream cannot hold as ">";
+// the live broker holds each subject the run uses instead, and the outbox
+// runs live as the simulator runs it.
+func TestLiveRunOnASystemWithoutStreams(t *testing.T) {
+	opts := liveRedis(t)
+	sc := Scenario{
+		Name: "live-outbox",
+		World: World{
+			Workload: &sim.Workload{Jobs: 6, SubmitWindow: 2 * time.Second},
+			Workers:  &sim.WorkerProfile{JobDurationMin: 200 * time.Millisecond, JobDurationMax: time.Second},
+		},
+		Spec: checker.Spec{AllSucceed: true},
+	}.On(outbox.System{})
+	o, err := sc.RunLive(3, LiveTarget{Redis: opts, NATS: natsbustest.Connect(t), Flush: true, Duration: 3 * time.Second,
+		Drain: time.Second, HealBound: 15 * time.Second, AckWait: 3 * time.Second})
+	requireCleanLiveRun(t, o, err, 6)
 }

@@ -37,6 +37,7 @@ type Broker struct {
 	cfg  history.BusConfig
 	js   jetstream.JetStream
 
+	open      map[string]*openStream     // by name
 	subs      map[string][]*subscription // by group
 	draining  map[string]bool
 	unsettled map[string]bus.InFlight // by delivery actor name
@@ -70,6 +71,7 @@ func New(env kernel.Env, nc *nats.Conn, cfg history.BusConfig, flush bool) (*Bro
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 4*callTimeout)
 	defer cancel()
+	open := map[string]*openStream{}
 	for _, s := range cfg.Streams {
 		if st, err := js.Stream(ctx, s.Name); err == nil {
 			info, err := st.Info(ctx)
@@ -90,11 +92,18 @@ func New(env kernel.Env, nc *nats.Conn, cfg history.BusConfig, flush bool) (*Bro
 		if cfg.Dedup {
 			sc.Duplicates = cfg.DedupWindow
 		}
+		if closed, isOpen := splitOpen(s); isOpen {
+			sc.Subjects = closed
+			open[s.Name] = &openStream{config: sc, created: len(closed) > 0}
+			if len(closed) == 0 {
+				continue // created with the first subject the run uses
+			}
+		}
 		if _, err := js.CreateStream(ctx, sc); err != nil {
 			return nil, fmt.Errorf("nats: create stream %s: %w", s.Name, err)
 		}
 	}
-	return &Broker{k: env.Kernel, hist: env.History, obs: env.Observer, cfg: cfg, js: js,
+	return &Broker{k: env.Kernel, hist: env.History, obs: env.Observer, cfg: cfg, js: js, open: open,
 		subs: map[string][]*subscription{}, draining: map[string]bool{}, unsettled: map[string]bus.InFlight{}}, nil
 }
 
@@ -128,10 +137,17 @@ func (b *Broker) publish(ctx context.Context, subject string, msg sut.Message) e
 		opts = append(opts, jetstream.WithMsgID(msg.ID))
 	}
 	pctx, cancel := context.WithTimeout(ctx, callTimeout)
-	ack, err := b.js.PublishMsg(pctx, m, opts...)
+	holdErr := b.hold(pctx, subject)
+	var ack *jetstream.PubAck
+	err := holdErr
+	if err == nil {
+		ack, err = b.js.PublishMsg(pctx, m, opts...)
+	}
 	cancel()
 	rec.Step, rec.Time = k.Step(), k.Now()
 	switch {
+	case holdErr != nil:
+		rec.Outcome = history.PublishFailedClean // never sent
 	case err != nil:
 		// A timeout leaves it unknown whether the broker stored it: the
 		// ambiguous outcome, as the simulated bus's ambiguous failure.
@@ -167,6 +183,9 @@ func (b *Broker) SubscribeHandler(subject, queue, group string, h sut.Handler) {
 func (b *Broker) consume(s *subscription) error {
 	ctx, cancel := context.WithTimeout(context.Background(), callTimeout)
 	defer cancel()
+	if err := b.hold(ctx, s.subject); err != nil {
+		return err
+	}
 	stream, err := b.js.StreamNameBySubject(ctx, s.subject)
 	if err != nil {
 		return fmt.Errorf("no stream holds it: %w", err)
