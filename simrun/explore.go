@@ -106,6 +106,39 @@ type Findings struct {
 	Discoveries int       `json:"discoveries,omitempty"`
 	Failing     int       `json:"failing"`
 	Findings    []Finding `json:"findings"`
+	// FirstFired is, for each checker that fired, the first failing run it
+	// fired in: how soon the campaign finds a defect that checker names,
+	// whichever checker the failure's bucket is named after.
+	FirstFired map[string]FirstFire `json:"first_fired,omitempty"`
+}
+
+// FirstFire is a checker's first failing run in a campaign.
+type FirstFire struct {
+	// Run counts the runs, seeds and branches in the campaign's order, up
+	// to and including it; Seconds sums their run times.
+	Run     int     `json:"run"`
+	Seconds float64 `json:"run_seconds"`
+	Seed    uint64  `json:"seed"`
+	Branch  string  `json:"branch,omitempty"`
+}
+
+// firstFired finds each checker's first failing run among results, in the
+// campaign's order.
+func firstFired(results []reports.SeedResult) map[string]FirstFire {
+	out := map[string]FirstFire{}
+	seconds := 0.0
+	for i, r := range results {
+		seconds += r.WallSeconds
+		if passed(r) {
+			continue
+		}
+		for _, v := range r.Violations {
+			if _, seen := out[v.Checker]; !seen {
+				out[v.Checker] = FirstFire{Run: i + 1, Seconds: seconds, Seed: r.Seed, Branch: r.Branch}
+			}
+		}
+	}
+	return out
 }
 
 func exploreCmd(cmd *cobra.Command, f exploreFlags) error {
@@ -213,6 +246,7 @@ func exploreCmd(cmd *cobra.Command, f exploreFlags) error {
 			found.Failing++
 		}
 	}
+	found.FirstFired = firstFired(all)
 	if err := reports.WriteJSONAtomic(filepath.Join(f.out, "findings.json"), found); err != nil {
 		return &exitError{code: exitUsage, err: err}
 	}

@@ -72,3 +72,21 @@ func TestExploreBucketsFailuresBySignature(t *testing.T) {
 	require.False(t, got[3].New, "a pinned regression seed is not new")
 	require.Equal(t, "regression redispatch-outside-dedup-window", got[3].KnownAs)
 }
+
+// A checker's first fire counts every violation of a failing run, not only
+// the one its bucket is named after, with the runs and run seconds to it.
+func TestExploreFirstFiredCountsEveryViolation(t *testing.T) {
+	second := failing("swarm", 12, "dlq_announced")
+	second.Violations = append(second.Violations, reports.Violation{Checker: "no_resurrection"})
+	results := []reports.SeedResult{
+		{Scenario: "swarm", Seed: 10, Verdict: "pass", Linearizability: "ok", WallSeconds: 1},
+		{Scenario: "swarm", Seed: 11, Verdict: "pass", Linearizability: "ok", WallSeconds: 2},
+		func() reports.SeedResult { r := second; r.WallSeconds = 3; return r }(),
+		func() reports.SeedResult { r := failing("swarm", 12, "no_resurrection"); r.Branch = "90/1"; return r }(),
+	}
+	got := firstFired(results)
+	require.Equal(t, map[string]FirstFire{
+		"dlq_announced":   {Run: 3, Seconds: 6, Seed: 12},
+		"no_resurrection": {Run: 3, Seconds: 6, Seed: 12},
+	}, got)
+}
