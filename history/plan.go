@@ -70,6 +70,14 @@ func (e PlanEntry) String() string {
 			group = "every group"
 		}
 		return fmt.Sprintf("%s: %s at every eligible %s point of %s from %s to %s", e.Kind, e.Effect, e.Point, group, start, start+d)
+	case e.StartMs > 0 && e.Group != "":
+		// A replica stopped and started again (a deploy).
+		return fmt.Sprintf("%s: %s stopped at %s, started again %s later", e.Kind, e.Group,
+			time.Duration(e.StartMs)*time.Millisecond, d)
+	case e.StartMs > 0:
+		// A server losing or forgetting what came in over a span.
+		return fmt.Sprintf("%s: at %s, for what came in over the %s before", e.Kind,
+			time.Duration(e.StartMs)*time.Millisecond, d)
 	case e.DurationMs > 0:
 		return fmt.Sprintf("%s: topic %q has no pool mapping for the first %s", e.Kind, e.Target, d)
 	default:
