@@ -248,7 +248,7 @@ func (in *Injector) At(p *sim.Point) (sim.Fault, bool) {
 			continue
 		}
 		in.stat(ak.kind.Name).Eligible++
-		if chosen != nil || in.replay || !in.budgetAllows(ak) || ak.rng.Float64() >= ak.ko.Probability {
+		if chosen != nil || in.replay || !in.budgetAllows(ak) || ak.rng.Float64() >= in.probability(ak, p) {
 			continue
 		}
 		e := PlanEntry{Kind: ak.kind.Name, Effect: ak.kind.Effect, Also: ak.kind.Also, Point: p.Kind, Group: p.Group,
@@ -307,6 +307,25 @@ func (in *Injector) spend(k Kind) {
 	case classWorkerCrash:
 		in.spent.workerCrashes++
 	}
+}
+
+// A focused branch multiplies the probability of each point kind at the
+// points of its job, up to a ceiling that leaves the job a chance to get
+// through: the second event a defect needs after the moment of the fork is
+// then likely within a few branches, not a few hundred.
+const (
+	focusBoost   = 20
+	focusCeiling = 0.5
+)
+
+// probability is ak's chance at p: its own, or boosted at the focused job's
+// points in a focused branch.
+func (in *Injector) probability(ak activeKind, p *sim.Point) float64 {
+	job := in.branch.Focus
+	if job == "" || p.JobID != job && p.Fact.JobID != job {
+		return ak.ko.Probability
+	}
+	return max(ak.ko.Probability, min(ak.ko.Probability*focusBoost, focusCeiling))
 }
 
 // Fork reseeds the kinds' streams for branch b (sim.BranchInjector): the

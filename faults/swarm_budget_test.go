@@ -153,3 +153,36 @@ func TestZeroOptionsInjectNothing(t *testing.T) {
 	require.Empty(t, in.Fired())
 	require.Empty(t, in.Plan().Entries)
 }
+
+// A focused branch favours its job's points: twenty times the kind's
+// probability there, up to a ceiling, and the kind's own elsewhere; the
+// seed itself and an unfocused branch are unchanged.
+func TestFocusedBranchFavoursItsJob(t *testing.T) {
+	o := Options{}.Enable(AckLost, KindOptions{Probability: 0.01})
+	o.Budget = Budget{FaultsMax: 100_000, PerKindMax: 100_000}
+	points := func(job string) []*sim.Point {
+		out := make([]*sim.Point, 5000)
+		for i := range out {
+			out[i] = busPoint(sim.PointAck, "worker-w1", "worker.w1.jobs", job)
+		}
+		return out
+	}
+	fired := func(b sim.Branch, job string) int {
+		in := New(o, 7)
+		in.Fork(b)
+		return countFired(in, points(job))["AckLost"]
+	}
+	plain := fired(sim.Branch{Step: 10, N: 1}, "j-1")
+	focused := fired(sim.Branch{Step: 10, N: 1, Focus: "j-1"}, "j-1")
+	other := fired(sim.Branch{Step: 10, N: 1, Focus: "j-1"}, "j-2")
+	require.InDelta(t, 50, plain, 25, "an unfocused branch: 1%% of 5000")
+	require.InDelta(t, 50, other, 25, "another job's points: 1%%")
+	require.InDelta(t, 1000, focused, 120, "the focused job's points: 20%%")
+
+	ceiling := Options{}.Enable(AckLost, KindOptions{Probability: 0.2})
+	ceiling.Budget = o.Budget
+	in := New(ceiling, 7)
+	in.Fork(sim.Branch{Step: 10, N: 1, Focus: "j-1"})
+	require.InDelta(t, 2500, countFired(in, points("j-1"))["AckLost"], 200, "capped at one half")
+	require.Equal(t, "10/1@j-1", in.Plan().Branch, "the plan keeps the focus")
+}

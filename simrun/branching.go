@@ -29,6 +29,9 @@ import (
 type moment struct {
 	Key  string `json:"key"`
 	Step uint64 `json:"step"`
+	// Job is the job the moment's event touched, if any: a branch from
+	// the moment favours its faults (sim.Branch.Focus).
+	Job string `json:"job,omitempty"`
 }
 
 // momentsOf lists a run's moments, each key at its first step: each fault
@@ -36,15 +39,15 @@ type moment struct {
 // job it hit (a (state, fault) combination), and each kind of state
 // transition a job made.
 func momentsOf(o *scenarios.Outcome) []moment {
-	first := map[string]uint64{}
+	first := map[string]event{}
 	eachEvent(o, func(e event) {
-		if s, seen := first[e.key]; !seen || e.step < s {
-			first[e.key] = e.step
+		if f, seen := first[e.key]; !seen || e.step < f.step {
+			first[e.key] = e
 		}
 	})
 	out := make([]moment, 0, len(first))
-	for k, s := range first {
-		out = append(out, moment{Key: k, Step: s})
+	for k, e := range first {
+		out = append(out, moment{Key: k, Step: e.step, Job: e.job})
 	}
 	sort.Slice(out, func(i, j int) bool {
 		if out[i].Step != out[j].Step {
@@ -215,7 +218,7 @@ func (c *campaign) discover(w io.Writer, t task, ms []moment) {
 			m.Key, c.seedsReached[m.Key], c.seeds, m.Step, c.perDiscovery)
 		for n := 1; n <= c.perDiscovery; n++ {
 			b := t
-			b.Branch = sim.Branch{Step: m.Step, N: uint64(n)}.String()
+			b.Branch = sim.Branch{Step: m.Step, N: uint64(n), Focus: m.Job}.String()
 			c.pending = append(c.pending, b)
 		}
 	}

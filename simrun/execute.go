@@ -178,6 +178,9 @@ func artifactDir(scenario string, seed uint64, v scenarios.Variant) string {
 	var parts []string
 	if !v.Branch.IsZero() {
 		parts = append(parts, fmt.Sprintf("branch-%d-%d", v.Branch.Step, v.Branch.N))
+		if v.Branch.Focus != "" {
+			parts = append(parts, "focus-"+v.Branch.Focus)
+		}
 	}
 	if s := v.StrategyFlag(); s != "" {
 		parts = append(parts, "strategy-"+strings.ReplaceAll(s, ":", "-"))

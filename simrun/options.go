@@ -58,8 +58,12 @@ func configOptions(sc scenarios.Scenario, cfg sim.Config, seed uint64) []reports
 		}
 		out = append(out, opt("scheduler", "%s (%s)", cfg.Scheduling, how))
 		if !cfg.Branch.IsZero() {
+			focus := ""
+			if cfg.Branch.Focus != "" {
+				focus = fmt.Sprintf(", favouring job %s's fault points", cfg.Branch.Focus)
+			}
 			out = append(out, opt("branch", "%s: the seed to step %d, then every stream reseeded for branch %d "+
-				"(faults after it drawn from the branch's streams)", cfg.Branch, cfg.Branch.Step, cfg.Branch.N))
+				"(faults after it drawn from the branch's streams%s)", cfg.Branch, cfg.Branch.Step, cfg.Branch.N, focus))
 		}
 	}
 	if wl.Tenants > 0 || wl.InvalidRate > 0 {

@@ -12,7 +12,7 @@ import (
 const (
 	strategyUsage = "scheduling strategy: uniform (default), pct (depth 3), pct:D (depth D, 1-10), " +
 		"or swarm (drawn from each seed as world data)"
-	branchUsage = "continue the seed from step K as branch B (K/B): every stream reseeded at step K"
+	branchUsage = "continue the seed from step K as branch B (K/B, or K/B@job to favour that job's fault points): every stream reseeded at step K"
 )
 
 // parseVariant reads --branch and --strategy ("" for each: the seed itself).

@@ -88,7 +88,11 @@ func TestParseSchedulingAndBranch(t *testing.T) {
 	z, err := ParseBranch("1200/0")
 	require.NoError(t, err)
 	require.True(t, z.IsZero(), "branch 0 is the seed itself")
-	for _, bad := range []string{"", "12", "a/1", "1/b", "-1/2"} {
+	f, err := ParseBranch("1200/3@j-12")
+	require.NoError(t, err)
+	require.Equal(t, Branch{Step: 1200, N: 3, Focus: "j-12"}, f)
+	require.Equal(t, "1200/3@j-12", f.String(), "the focus is part of the key")
+	for _, bad := range []string{"", "12", "a/1", "1/b", "-1/2", "1200/3@"} {
 		_, err := ParseBranch(bad)
 		require.Error(t, err, bad)
 	}
