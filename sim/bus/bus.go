@@ -50,6 +50,9 @@ type Bus struct {
 	// settled are the messages settled since RememberSettles, for a broker
 	// restart that forgets them (nil: not remembering).
 	settled []settledMessage
+	// point is the fault point being asked: an injector reads it during the
+	// call and keeps nothing, so one serves every publish, delivery and ack.
+	point kernel.Point
 }
 
 type settledMessage struct {
@@ -339,7 +342,8 @@ func (b *Bus) publish(ctx context.Context, subject string, msg sut.Message) erro
 	jobID := fact.JobID
 	rec := history.PublishRecord{Actor: a.Name(), Subject: subject, MsgID: msg.ID, JobID: jobID, Gen: fact.Gen,
 		Dispatch: fact.Dispatch}
-	p := &kernel.Point{Kind: history.PointPublish, Actor: a.Name(), Group: a.Group().Name, Subject: subject, MsgID: msg.ID, JobID: jobID,
+	p := &b.point
+	*p = kernel.Point{Kind: history.PointPublish, Actor: a.Name(), Group: a.Group().Name, Subject: subject, MsgID: msg.ID, JobID: jobID,
 		Heartbeat: fact.Heartbeat}
 	f, fired := b.host.Fault(p)
 	stored := true
@@ -490,7 +494,8 @@ func (b *Bus) send(c *consumer, p *pending, sub *subscription) {
 	k := b.k
 	m := p.m
 	if b.host.FaultsArmed() {
-		pt := &kernel.Point{Kind: history.PointDeliver, Actor: "bus", Group: sub.group, Subject: m.subject, MsgID: m.id,
+		pt := &b.point
+		*pt = kernel.Point{Kind: history.PointDeliver, Actor: "bus", Group: sub.group, Subject: m.subject, MsgID: m.id,
 			JobID: m.jobID, Delivery: p.count + 1, Heartbeat: m.heartbeat}
 		if f, fired := b.host.Fault(pt); fired {
 			b.host.RecordFault(nil, pt, f, m.subject)
@@ -501,7 +506,7 @@ func (b *Bus) send(c *consumer, p *pending, sub *subscription) {
 				k.Tracef("bus", "duplicate delivery %s#%d", m.subject, m.seq)
 				b.spawnDelivery(c, p, sub)
 			case history.EffectDelay:
-				b.armAckWait(c, p)
+				name := b.armAckWait(c, p, sub)
 				count := p.count
 				k.At(k.Now()+f.Duration, func() {
 					if k.Group(sub.group).Crashed() || b.draining[sub.group] || sub.gone {
@@ -510,7 +515,7 @@ func (b *Bus) send(c *consumer, p *pending, sub *subscription) {
 						k.Tracef("bus", "delayed delivery %s#%d lost with its member", m.subject, m.seq)
 						return
 					}
-					b.runDelivery(c, p, sub, count)
+					b.runDelivery(c, p, sub, count, name)
 				})
 				return
 			}
@@ -521,19 +526,20 @@ func (b *Bus) send(c *consumer, p *pending, sub *subscription) {
 
 // spawnDelivery counts a delivery of p, arms its ack wait and runs the handler.
 func (b *Bus) spawnDelivery(c *consumer, p *pending, sub *subscription) {
-	b.armAckWait(c, p)
-	b.runDelivery(c, p, sub, p.count)
+	b.runDelivery(c, p, sub, p.count, b.armAckWait(c, p, sub))
 }
 
 // armAckWait counts a delivery of p and brings p back after the ack wait
 // unless it is settled or rescheduled first; by then its handler no longer
-// holds it, as far as the broker is concerned.
-func (b *Bus) armAckWait(c *consumer, p *pending) {
+// holds it, as far as the broker is concerned. It returns the delivery's
+// actor name in sub's group (see deliveryName).
+func (b *Bus) armAckWait(c *consumer, p *pending, sub *subscription) string {
 	k := b.k
 	p.count++
 	p.epoch++
 	epoch := p.epoch
-	name := deliveryName(p.m.subject, p.m.seq, p.count)
+	actor := deliveryName(sub.group, p.m.subject, p.m.seq, p.count)
+	name := actor[len(sub.group)+1:]
 	k.At(k.Now()+b.cfg.AckWait, func() {
 		delete(b.unsettled, name)
 		if p.epoch != epoch || c.pending[p.m.seq] != p {
@@ -542,6 +548,7 @@ func (b *Bus) armAckWait(c *consumer, p *pending) {
 		k.Tracef("bus", "ack wait expired %s#%d", p.m.subject, p.m.seq)
 		b.redeliver(c, p)
 	})
+	return actor
 }
 
 // redeliver puts p back in line, ahead of new messages, or ends it at max
@@ -566,13 +573,14 @@ func (b *Bus) redeliver(c *consumer, p *pending) {
 // runDelivery runs the handler as an actor of the member's group and settles
 // the message by its sequence: ack, NAK with delay, or term; a settle that
 // comes after the ack wait still counts while the message is unsettled.
-func (b *Bus) runDelivery(c *consumer, p *pending, sub *subscription, count int) {
+// actor is the delivery's actor name, from armAckWait.
+func (b *Bus) runDelivery(c *consumer, p *pending, sub *subscription, count int, actor string) {
 	k := b.k
 	m := p.m
-	name := deliveryName(m.subject, m.seq, count)
+	name := actor[len(sub.group)+1:]
 	b.unsettled[name] = InFlight{Subject: m.subject, MsgID: m.id, JobID: m.jobID, Queue: c.name(), Delivery: count,
 		Group: sub.group, Since: k.Now()}
-	k.Spawn(sub.group, name, func(ctx context.Context) {
+	k.SpawnNamed(sub.group, actor, func(ctx context.Context) {
 		a := kernel.ActorOf(ctx)
 		line := append(k.TraceStart(a.Name()), "deliver "...)
 		line = append(append(line, m.subject...), " id="...)
@@ -582,7 +590,8 @@ func (b *Bus) runDelivery(c *consumer, p *pending, sub *subscription, count int)
 		b.recordSettle(a, m, settle)
 		a.Yield() // the ack is a yield point
 		if b.host.FaultsArmed() {
-			pt := &kernel.Point{Kind: history.PointAck, Actor: a.Name(), Group: a.Group().Name, Subject: m.subject, MsgID: m.id,
+			pt := &b.point
+			*pt = kernel.Point{Kind: history.PointAck, Actor: a.Name(), Group: a.Group().Name, Subject: m.subject, MsgID: m.id,
 				JobID: m.jobID, Delivery: count, Heartbeat: m.heartbeat}
 			if f, fired := b.host.Fault(pt); fired {
 				b.host.RecordFault(a, pt, f, m.subject)
@@ -649,9 +658,11 @@ func (b *Bus) recordSettle(a *kernel.Actor, m *message, settle sut.Settle) {
 		Gen: m.gen, ResultPtr: m.resultPtr, Message: m.digest})
 }
 
-// deliveryName is the delivery actor's name, "subject#seq.count".
-func deliveryName(subject string, seq uint64, count int) string {
-	b := make([]byte, 0, len(subject)+24)
+// deliveryName is the delivery actor's name, "group/subject#seq.count",
+// built once: its tail after the group is the delivery's name in unsettled.
+func deliveryName(group, subject string, seq uint64, count int) string {
+	b := make([]byte, 0, len(group)+len(subject)+26)
+	b = append(append(b, group...), '/')
 	b = append(append(b, subject...), '#')
 	b = strconv.AppendUint(b, seq, 10)
 	b = append(b, '.')

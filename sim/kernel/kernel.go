@@ -273,9 +273,15 @@ func (k *Kernel) TraceEnd(b []byte) {
 // Spawn creates a runnable actor in group running fn. It may be called by the
 // controller or by the actor holding the baton.
 func (k *Kernel) Spawn(group, name string, fn func(ctx context.Context)) *Actor {
+	return k.SpawnNamed(group, group+"/"+name, fn)
+}
+
+// SpawnNamed is Spawn for a caller that already built the actor's full name,
+// "group/name".
+func (k *Kernel) SpawnNamed(group, actor string, fn func(ctx context.Context)) *Actor {
 	g := k.Group(group)
 	k.nextID++
-	a := &Actor{k: k, id: k.nextID, name: group + "/" + name, grp: g, grpEpoch: g.epoch, runnable: true}
+	a := &Actor{k: k, id: k.nextID, name: actor, grp: g, grpEpoch: g.epoch, runnable: true}
 	a.actx.a = a
 	a.ctx = &a.actx
 	k.actors = append(k.actors, a)
