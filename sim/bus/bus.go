@@ -98,6 +98,9 @@ type subscription struct {
 	// gone: the group unsubscribed (its process restarted or went away)
 	// since; the handler belongs to a process that no longer runs.
 	gone bool
+	// grp is the kernel's group of that name, which lives as long as the
+	// kernel: pump asks whether it crashed for every message.
+	grp *kernel.Group
 }
 
 // consume runs the subscription's handler on m. A message is decoded once,
@@ -209,6 +212,7 @@ func (b *Bus) SubscribeHandler(subject, queue, group string, h sut.Handler) {
 }
 
 func (b *Bus) join(s *subscription) {
+	s.grp = b.k.Group(s.group)
 	b.subs = append(b.subs, s)
 	c := b.consumerOf(s)
 	if c == nil {
@@ -453,11 +457,10 @@ func (b *Bus) store(st *stream, subject string, msg sut.Message, fact sut.Messag
 // messages while fewer than max ack pending are unsettled, each to a live
 // member drawn at random. With no live member, messages wait for one.
 func (b *Bus) pump(c *consumer) {
-	k := b.k
 	for !c.deleted {
 		members := b.members[:0] // scratch: nothing below delivers before sub is picked
 		for _, s := range b.subs {
-			if c.member(s) && !k.Group(s.group).Crashed() && !b.draining[s.group] {
+			if c.member(s) && !s.grp.Crashed() && (len(b.draining) == 0 || !b.draining[s.group]) {
 				members = append(members, s)
 			}
 		}
