@@ -47,6 +47,8 @@ type Kernel struct {
 
 	// idle are runners whose actor finished, waiting for the next one.
 	idle []*runner
+	// freeTimers are timers that left the heap, for the next addTimer.
+	freeTimers []*timer
 
 	panicMsg string
 	stalled  atomic.Pointer[string]
@@ -380,7 +382,8 @@ func (a *Actor) Yield() {
 // SleepUntil parks the actor until virtual time at.
 func (a *Actor) SleepUntil(at time.Duration) {
 	a.runnable = false
-	a.k.addTimer(at, a.grp, nil).wake = a
+	t := a.k.addTimer(at, a.grp, nil)
+	t.wake, t.reuse = a, true
 	a.park()
 }
 
@@ -452,6 +455,9 @@ type timer struct {
 	grp      *Group
 	grpEpoch int
 	stopped  bool
+	// reuse: no one outside the kernel holds the timer (a sleep, At), so
+	// once it leaves the heap it goes back to the kernel's free list.
+	reuse bool
 }
 
 // timerHeap is a binary min-heap on (at, seq), written out rather than
@@ -517,7 +523,14 @@ func (k *Kernel) addTimer(at time.Duration, g *Group, fn func()) *timer {
 		at = k.now
 	}
 	k.timerSeq++
-	t := &timer{at: at, seq: k.timerSeq, fn: fn, grp: g}
+	var t *timer
+	if n := len(k.freeTimers); n > 0 {
+		t = k.freeTimers[n-1]
+		k.freeTimers = k.freeTimers[:n-1]
+		*t = timer{at: at, seq: k.timerSeq, fn: fn, grp: g}
+	} else {
+		t = &timer{at: at, seq: k.timerSeq, fn: fn, grp: g}
+	}
 	if g != nil {
 		t.grpEpoch = g.epoch
 	}
@@ -525,8 +538,17 @@ func (k *Kernel) addTimer(at time.Duration, g *Group, fn func()) *timer {
 	return t
 }
 
+// release puts a timer that left the heap back on the free list, if the
+// kernel alone holds it.
+func (k *Kernel) release(t *timer) {
+	if t.reuse {
+		*t = timer{}
+		k.freeTimers = append(k.freeTimers, t)
+	}
+}
+
 // At runs fn on the controller at virtual time at.
-func (k *Kernel) At(at time.Duration, fn func()) { k.addTimer(at, nil, fn) }
+func (k *Kernel) At(at time.Duration, fn func()) { k.addTimer(at, nil, fn).reuse = true }
 
 // fireDue runs every timer due at the current time.
 func (k *Kernel) fireDue() {
@@ -537,6 +559,7 @@ func (k *Kernel) fireDue() {
 		}
 		k.timers.pop()
 		if t.stopped || (t.grp != nil && t.grp.epoch != t.grpEpoch) {
+			k.release(t)
 			continue
 		}
 		t.stopped = true
@@ -545,6 +568,7 @@ func (k *Kernel) fireDue() {
 		} else {
 			t.fn()
 		}
+		k.release(t)
 	}
 }
 
@@ -557,6 +581,7 @@ func (k *Kernel) nextTimerAt() (time.Duration, bool) {
 		}
 		if t.stopped || (t.grp != nil && t.grp.epoch != t.grpEpoch) {
 			k.timers.pop()
+			k.release(t)
 			continue
 		}
 		return t.at, true
