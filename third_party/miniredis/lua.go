@@ -66,7 +66,8 @@ func mkLua(vm *luaVM) (map[string]lua.LGFunction, map[string]lua.LValue) {
 			// cannot run another script, so they are never in use twice.
 			vm.reply.Reset()
 			vm.replyW.Reset(&vm.reply)
-			peer := server.NewPeer(vm.replyW)
+			peer := &vm.peer
+			peer.Reset(vm.replyW)
 			peer.Ctx = pCtx
 			vm.srv.Dispatch(peer, args)
 			vm.replyW.Flush()
