@@ -462,9 +462,16 @@ type timer struct {
 
 // timerHeap is a binary min-heap on (at, seq), written out rather than
 // through container/heap's interface calls: the kernel pushes and pops a
-// timer for nearly every sleep. (at, seq) is unique, so the order timers
-// come out in is the same for any correct heap.
-type timerHeap []*timer
+// timer for nearly every sleep. Each entry carries its timer's key, so that
+// sifting compares without loading the timers. (at, seq) is unique, so the
+// order timers come out in is the same for any correct heap.
+type timerHeap []timerEntry
+
+type timerEntry struct {
+	at  time.Duration
+	seq uint64
+	t   *timer
+}
 
 func (h timerHeap) less(i, j int) bool {
 	if h[i].at != h[j].at {
@@ -474,7 +481,7 @@ func (h timerHeap) less(i, j int) bool {
 }
 
 func (h *timerHeap) push(t *timer) {
-	*h = append(*h, t)
+	*h = append(*h, timerEntry{t.at, t.seq, t})
 	q := *h
 	for i := len(q) - 1; i > 0; {
 		p := (i - 1) / 2
@@ -490,7 +497,7 @@ func (h *timerHeap) pop() {
 	q := *h
 	n := len(q) - 1
 	q[0] = q[n]
-	q[n] = nil
+	q[n] = timerEntry{}
 	q = q[:n]
 	for i := 0; ; {
 		m, l := i, 2*i+1
@@ -513,7 +520,7 @@ func (h timerHeap) peek() (*timer, bool) {
 	if len(h) == 0 {
 		return nil, false
 	}
-	return h[0], true
+	return h[0].t, true
 }
 
 // addTimer schedules fn on the controller at virtual time at (never earlier
