@@ -132,7 +132,7 @@ func (b *Bus) decode(s *subscription, data []byte) (any, error) {
 		return v, nil
 	}
 	v, err := s.decoder.Decode(data)
-	if err != nil || !plainType(reflect.TypeOf(v)) {
+	if err != nil || !plainValue(reflect.ValueOf(v)) {
 		return v, err
 	}
 	if seen == nil || len(seen) >= maxDecoded {
@@ -141,6 +141,37 @@ func (b *Bus) decode(s *subscription, data []byte) (any, error) {
 	}
 	seen[string(data)] = v
 	return v, nil
+}
+
+// plainValue reports whether v holds no references: a plain type, or a
+// struct or array whose interface fields hold plain values (a wrapper that
+// decodes a heartbeat twice, say), which no one can change in place.
+func plainValue(v reflect.Value) bool {
+	if !v.IsValid() {
+		return false
+	}
+	if plainType(v.Type()) {
+		return true
+	}
+	switch v.Kind() {
+	case reflect.Interface:
+		return !v.IsNil() && plainValue(v.Elem())
+	case reflect.Array:
+		for i := range v.Len() {
+			if !plainValue(v.Index(i)) {
+				return false
+			}
+		}
+		return true
+	case reflect.Struct:
+		for i := range v.NumField() {
+			if !plainValue(v.Field(i)) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
 }
 
 // plainType reports whether values of t hold no references.
