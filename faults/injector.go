@@ -226,7 +226,8 @@ func (in *Injector) At(p *sim.Point) (sim.Fault, bool) {
 	in.seen[id] = occ + 1
 	var chosen *PlanEntry
 
-	for _, win := range in.windows {
+	for i := range in.windows {
+		win := &in.windows[i] // a Kind is large: not copied per point
 		if !win.kind.Applies(p) || win.entry.Group != "" && win.entry.Group != p.Group {
 			continue
 		}
@@ -243,7 +244,8 @@ func (in *Injector) At(p *sim.Point) (sim.Fault, bool) {
 	// A window's points are not plan entries: the window is, and replays them.
 	fromWindow := chosen != nil
 
-	for _, ak := range in.active {
+	for i := range in.active {
+		ak := &in.active[i]
 		if !ak.kind.Applies(p) {
 			continue
 		}
@@ -256,7 +258,7 @@ func (in *Injector) At(p *sim.Point) (sim.Fault, bool) {
 		if ak.ko.DurationMsMax > 0 {
 			e.DurationMs = drawMs(ak.rng, ak.ko.DurationMsMin, ak.ko.DurationMsMax)
 		}
-		in.spend(ak.kind)
+		in.spend(&ak.kind)
 		chosen = &e
 	}
 	if in.replay && chosen == nil {
@@ -277,7 +279,7 @@ func (in *Injector) At(p *sim.Point) (sim.Fault, bool) {
 	return planFault(*chosen), true
 }
 
-func (in *Injector) budgetAllows(ak activeKind) bool {
+func (in *Injector) budgetAllows(ak *activeKind) bool {
 	b := in.opts.Budget
 	perKind := b.PerKindMax
 	if ak.ko.CountMax > 0 {
@@ -297,7 +299,7 @@ func (in *Injector) budgetAllows(ak activeKind) bool {
 	return true
 }
 
-func (in *Injector) spend(k Kind) {
+func (in *Injector) spend(k *Kind) {
 	in.spent.total++
 	switch k.class {
 	case classReplicaCrash:
