@@ -246,6 +246,9 @@ type run struct {
 	// tenantActive is each tenant's count of active jobs over the run,
 	// built when a guard first asks.
 	tenantActive map[string][]tenantCount
+	// stepOrdered: 0 not yet known, 1 heartbeats and publishes are each in
+	// step order, 2 they are not (see changesInStepOrder).
+	stepOrdered int
 }
 
 func (c *run) violate(layer Layer, checker, job string, step uint64, t time.Duration, format string, args ...any) {
