@@ -19,6 +19,9 @@ type Injector struct {
 
 	active  []activeKind // AtPoint kinds asked at each point, catalog order
 	windows []activeWindow
+	// byPoint are the indexes in active of the kinds of each point kind, in
+	// catalog order: a kind of another point kind never applies.
+	byPoint map[sim.PointKind][]int
 	world   *sim.World
 
 	seen    map[pointID]int // occurrences so far, per (point kind, group, target)
@@ -39,11 +42,13 @@ type activeKind struct {
 	kind Kind
 	ko   KindOptions
 	rng  *rand.Rand
+	st   *KindStats // in.stat(kind.Name), once asked
 }
 
 type activeWindow struct {
 	kind  Kind
 	entry PlanEntry
+	st    *KindStats // in.stat(kind.Name), once asked
 }
 
 type pointID struct {
@@ -231,7 +236,10 @@ func (in *Injector) At(p *sim.Point) (sim.Fault, bool) {
 		if !win.kind.Applies(p) || win.entry.Group != "" && win.entry.Group != p.Group {
 			continue
 		}
-		st := in.stat(win.kind.Name)
+		if win.st == nil {
+			win.st = in.stat(win.kind.Name)
+		}
+		st := win.st
 		st.Eligible++
 		start := time.Duration(win.entry.StartMs) * time.Millisecond
 		end := start + time.Duration(win.entry.DurationMs)*time.Millisecond
@@ -244,12 +252,21 @@ func (in *Injector) At(p *sim.Point) (sim.Fault, bool) {
 	// A window's points are not plan entries: the window is, and replays them.
 	fromWindow := chosen != nil
 
-	for i := range in.active {
+	if in.byPoint == nil {
+		in.byPoint = map[sim.PointKind][]int{}
+		for i, ak := range in.active {
+			in.byPoint[ak.kind.Point] = append(in.byPoint[ak.kind.Point], i)
+		}
+	}
+	for _, i := range in.byPoint[p.Kind] {
 		ak := &in.active[i]
 		if !ak.kind.Applies(p) {
 			continue
 		}
-		in.stat(ak.kind.Name).Eligible++
+		if ak.st == nil {
+			ak.st = in.stat(ak.kind.Name)
+		}
+		ak.st.Eligible++
 		if chosen != nil || in.replay || !in.budgetAllows(ak) || ak.rng.Float64() >= ak.ko.Probability {
 			continue
 		}
