@@ -540,8 +540,7 @@ func (b *Bus) send(c *consumer, p *pending, sub *subscription) {
 				k.Tracef("bus", "duplicate delivery %s#%d", m.subject, m.seq)
 				b.spawnDelivery(c, p, sub)
 			case history.EffectDelay:
-				name := b.armAckWait(c, p, sub)
-				count := p.count
+				d := b.armAckWait(c, p, sub)
 				k.At(k.Now()+f.Duration, func() {
 					if k.Group(sub.group).Crashed() || b.draining[sub.group] || sub.gone {
 						// The member went away while the message was held
@@ -549,7 +548,7 @@ func (b *Bus) send(c *consumer, p *pending, sub *subscription) {
 						k.Tracef("bus", "delayed delivery %s#%d lost with its member", m.subject, m.seq)
 						return
 					}
-					b.runDelivery(c, p, sub, count, name)
+					b.runDelivery(d)
 				})
 				return
 			}
@@ -560,29 +559,45 @@ func (b *Bus) send(c *consumer, p *pending, sub *subscription) {
 
 // spawnDelivery counts a delivery of p, arms its ack wait and runs the handler.
 func (b *Bus) spawnDelivery(c *consumer, p *pending, sub *subscription) {
-	b.runDelivery(c, p, sub, p.count, b.armAckWait(c, p, sub))
+	b.runDelivery(b.armAckWait(c, p, sub))
 }
+
+// deliveryRun is one delivery of a pending message to a member: its ack wait
+// (Fire) and its handler's actor (Run), one value for both.
+type deliveryRun struct {
+	b     *Bus
+	c     *consumer
+	p     *pending
+	sub   *subscription
+	count int    // p.count when it was made
+	epoch int    // p.epoch its ack wait belongs to
+	actor string // the actor's name (deliveryName)
+}
+
+// name is the delivery's name in unsettled: its actor's without the group.
+func (d *deliveryRun) name() string { return d.actor[len(d.sub.group)+1:] }
 
 // armAckWait counts a delivery of p and brings p back after the ack wait
 // unless it is settled or rescheduled first; by then its handler no longer
-// holds it, as far as the broker is concerned. It returns the delivery's
-// actor name in sub's group (see deliveryName).
-func (b *Bus) armAckWait(c *consumer, p *pending, sub *subscription) string {
-	k := b.k
+// holds it, as far as the broker is concerned.
+func (b *Bus) armAckWait(c *consumer, p *pending, sub *subscription) *deliveryRun {
 	p.count++
 	p.epoch++
-	epoch := p.epoch
-	actor := deliveryName(sub.group, p.m.subject, p.m.seq, p.count)
-	name := actor[len(sub.group)+1:]
-	k.At(k.Now()+b.cfg.AckWait, func() {
-		delete(b.unsettled, name)
-		if p.epoch != epoch || c.pending[p.m.seq] != p {
-			return
-		}
-		k.Tracef("bus", "ack wait expired %s#%d", p.m.subject, p.m.seq)
-		b.redeliver(c, p)
-	})
-	return actor
+	d := &deliveryRun{b: b, c: c, p: p, sub: sub, count: p.count, epoch: p.epoch,
+		actor: deliveryName(sub.group, p.m.subject, p.m.seq, p.count)}
+	b.k.AtAlarm(b.k.Now()+b.cfg.AckWait, d)
+	return d
+}
+
+// Fire is the delivery's ack wait running out.
+func (d *deliveryRun) Fire() {
+	b, c, p := d.b, d.c, d.p
+	delete(b.unsettled, d.name())
+	if p.epoch != d.epoch || c.pending[p.m.seq] != p {
+		return
+	}
+	b.k.Tracef("bus", "ack wait expired %s#%d", p.m.subject, p.m.seq)
+	b.redeliver(c, p)
 }
 
 // redeliver puts p back in line, ahead of new messages, or ends it at max
@@ -607,44 +622,46 @@ func (b *Bus) redeliver(c *consumer, p *pending) {
 // runDelivery runs the handler as an actor of the member's group and settles
 // the message by its sequence: ack, NAK with delay, or term; a settle that
 // comes after the ack wait still counts while the message is unsettled.
-// actor is the delivery's actor name, from armAckWait.
-func (b *Bus) runDelivery(c *consumer, p *pending, sub *subscription, count int, actor string) {
-	k := b.k
+func (b *Bus) runDelivery(d *deliveryRun) {
+	m := d.p.m
+	b.unsettled[d.name()] = InFlight{Subject: m.subject, MsgID: m.id, JobID: m.jobID, Queue: d.c.name(),
+		Delivery: d.count, Group: d.sub.group, Since: b.k.Now()}
+	b.k.SpawnTask(d.sub.group, d.actor, d)
+}
+
+// Run is the delivery's actor: the handler, then the ack.
+func (d *deliveryRun) Run(ctx context.Context) {
+	b, k, c, p, sub, count := d.b, d.b.k, d.c, d.p, d.sub, d.count
 	m := p.m
-	name := actor[len(sub.group)+1:]
-	b.unsettled[name] = InFlight{Subject: m.subject, MsgID: m.id, JobID: m.jobID, Queue: c.name(), Delivery: count,
-		Group: sub.group, Since: k.Now()}
-	k.SpawnNamed(sub.group, actor, func(ctx context.Context) {
-		a := kernel.ActorOf(ctx)
-		line := append(k.TraceStart(a.Name()), "deliver "...)
-		line = append(append(line, m.subject...), " id="...)
-		line = append(append(line, m.id...), " n="...)
-		k.TraceEnd(strconv.AppendInt(line, int64(count), 10))
-		settle := b.consume(ctx, sub, m)
-		b.recordSettle(a, m, settle)
-		a.Yield() // the ack is a yield point
-		if b.host.FaultsArmed() {
-			pt := &b.point
-			*pt = kernel.Point{Kind: history.PointAck, Actor: a.Name(), Group: a.Group().Name, Subject: m.subject, MsgID: m.id,
-				JobID: m.jobID, Delivery: count, Heartbeat: m.heartbeat}
-			if f, fired := b.host.Fault(pt); fired {
-				b.host.RecordFault(a, pt, f, m.subject)
-				switch f.Effect {
-				case history.EffectCrash:
-					b.host.Crash(a)
-					a.ExitIfDead()
-				case history.EffectAckLost:
-					k.Tracef(a.Name(), "ack lost %s#%d", m.subject, m.seq)
-					return
-				case history.EffectAckLate:
-					k.Tracef(a.Name(), "ack of %s#%d late past the ack wait", m.subject, m.seq)
-					a.SleepUntil(k.Now() + b.cfg.AckWait + f.Duration)
-				}
+	a := kernel.ActorOf(ctx)
+	line := append(k.TraceStart(a.Name()), "deliver "...)
+	line = append(append(line, m.subject...), " id="...)
+	line = append(append(line, m.id...), " n="...)
+	k.TraceEnd(strconv.AppendInt(line, int64(count), 10))
+	settle := b.consume(ctx, sub, m)
+	b.recordSettle(a, m, settle)
+	a.Yield() // the ack is a yield point
+	if b.host.FaultsArmed() {
+		pt := &b.point
+		*pt = kernel.Point{Kind: history.PointAck, Actor: a.Name(), Group: a.Group().Name, Subject: m.subject, MsgID: m.id,
+			JobID: m.jobID, Delivery: count, Heartbeat: m.heartbeat}
+		if f, fired := b.host.Fault(pt); fired {
+			b.host.RecordFault(a, pt, f, m.subject)
+			switch f.Effect {
+			case history.EffectCrash:
+				b.host.Crash(a)
+				a.ExitIfDead()
+			case history.EffectAckLost:
+				k.Tracef(a.Name(), "ack lost %s#%d", m.subject, m.seq)
+				return
+			case history.EffectAckLate:
+				k.Tracef(a.Name(), "ack of %s#%d late past the ack wait", m.subject, m.seq)
+				a.SleepUntil(k.Now() + b.cfg.AckWait + f.Duration)
 			}
 		}
-		delete(b.unsettled, name)
-		b.settle(c, p, a, settle)
-	})
+	}
+	delete(b.unsettled, d.name())
+	b.settle(c, p, a, settle)
 }
 
 // settle applies a handler's answer to the message it was given.

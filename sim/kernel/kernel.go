@@ -275,12 +275,22 @@ func (k *Kernel) TraceEnd(b []byte) {
 // Spawn creates a runnable actor in group running fn. It may be called by the
 // controller or by the actor holding the baton.
 func (k *Kernel) Spawn(group, name string, fn func(ctx context.Context)) *Actor {
-	return k.SpawnNamed(group, group+"/"+name, fn)
+	return k.SpawnTask(group, group+"/"+name, TaskFunc(fn))
 }
 
-// SpawnNamed is Spawn for a caller that already built the actor's full name,
-// "group/name".
-func (k *Kernel) SpawnNamed(group, actor string, fn func(ctx context.Context)) *Actor {
+// Task is an actor's body as a value: a caller that keeps a struct for the
+// work anyway spawns it as is, without a closure.
+type Task interface{ Run(ctx context.Context) }
+
+// TaskFunc runs a function as a Task.
+type TaskFunc func(ctx context.Context)
+
+// Run calls f.
+func (f TaskFunc) Run(ctx context.Context) { f(ctx) }
+
+// SpawnTask is Spawn for a caller that already built the actor's full name,
+// "group/name", and holds its body as a Task.
+func (k *Kernel) SpawnTask(group, actor string, t Task) *Actor {
 	g := k.Group(group)
 	k.nextID++
 	a := &Actor{k: k, id: k.nextID, name: actor, grp: g, grpEpoch: g.epoch, runnable: true}
@@ -294,7 +304,7 @@ func (k *Kernel) SpawnNamed(group, actor string, fn func(ctx context.Context)) *
 	} else {
 		r = newRunner()
 	}
-	r.job = job{a, fn}
+	r.job = job{a, t}
 	a.r = r
 	return a
 }
@@ -319,8 +329,8 @@ type runner struct {
 }
 
 type job struct {
-	a  *Actor
-	fn func(ctx context.Context)
+	a    *Actor
+	task Task
 }
 
 func newRunner() *runner {
@@ -333,7 +343,7 @@ func newRunner() *runner {
 			if j.a == nil {
 				return
 			}
-			j.a.main(j.fn, r)
+			j.a.main(j.task, r)
 			if !yield(struct{}{}) { // the actor ended: the baton goes back
 				return
 			}
@@ -350,7 +360,7 @@ type crash struct{}
 // main runs the actor once it is handed the baton. An actor that ends, killed
 // or not, parks its runner in k.idle before handing the baton back, so the
 // kernel never sees the list change under it.
-func (a *Actor) main(fn func(ctx context.Context), r *runner) {
+func (a *Actor) main(task Task, r *runner) {
 	defer func() {
 		if rec := recover(); rec != nil {
 			if _, ok := rec.(crash); !ok {
@@ -362,7 +372,7 @@ func (a *Actor) main(fn func(ctx context.Context), r *runner) {
 		a.k.idle = append(a.k.idle, r)
 	}()
 	if !a.dead {
-		fn(a.ctx)
+		task.Run(a.ctx)
 	}
 }
 
@@ -440,7 +450,7 @@ func (k *Kernel) PauseGroup(name string, until time.Duration) {
 	g := k.Group(name)
 	if until > g.pausedUntil {
 		g.pausedUntil = until
-		k.addTimer(until, nil, func() {}) // time must be able to reach the pause's end
+		k.addTimer(until, nil, AlarmFunc(func() {})) // time must be able to reach the pause's end
 	}
 }
 
@@ -450,7 +460,7 @@ func (k *Kernel) PauseGroup(name string, until time.Duration) {
 type timer struct {
 	at       time.Duration
 	seq      uint64
-	fn       func()
+	alarm    Alarm
 	wake     *Actor
 	grp      *Group
 	grpEpoch int
@@ -525,7 +535,7 @@ func (h timerHeap) peek() (*timer, bool) {
 
 // addTimer schedules fn on the controller at virtual time at (never earlier
 // than now). A timer of a group dies with the group's crash.
-func (k *Kernel) addTimer(at time.Duration, g *Group, fn func()) *timer {
+func (k *Kernel) addTimer(at time.Duration, g *Group, fn Alarm) *timer {
 	if at < k.now {
 		at = k.now
 	}
@@ -534,9 +544,9 @@ func (k *Kernel) addTimer(at time.Duration, g *Group, fn func()) *timer {
 	if n := len(k.freeTimers); n > 0 {
 		t = k.freeTimers[n-1]
 		k.freeTimers = k.freeTimers[:n-1]
-		*t = timer{at: at, seq: k.timerSeq, fn: fn, grp: g}
+		*t = timer{at: at, seq: k.timerSeq, alarm: fn, grp: g}
 	} else {
-		t = &timer{at: at, seq: k.timerSeq, fn: fn, grp: g}
+		t = &timer{at: at, seq: k.timerSeq, alarm: fn, grp: g}
 	}
 	if g != nil {
 		t.grpEpoch = g.epoch
@@ -555,7 +565,20 @@ func (k *Kernel) release(t *timer) {
 }
 
 // At runs fn on the controller at virtual time at.
-func (k *Kernel) At(at time.Duration, fn func()) { k.addTimer(at, nil, fn).reuse = true }
+func (k *Kernel) At(at time.Duration, fn func()) { k.addTimer(at, nil, AlarmFunc(fn)).reuse = true }
+
+// Alarm is what a timer does when it falls due, as a value: a caller that
+// keeps a struct for it anyway sets it without a closure.
+type Alarm interface{ Fire() }
+
+// AlarmFunc is a function as an Alarm.
+type AlarmFunc func()
+
+// Fire calls f.
+func (f AlarmFunc) Fire() { f() }
+
+// AtAlarm runs a.Fire on the controller at virtual time at.
+func (k *Kernel) AtAlarm(at time.Duration, a Alarm) { k.addTimer(at, nil, a).reuse = true }
 
 // fireDue runs every timer due at the current time.
 func (k *Kernel) fireDue() {
@@ -573,7 +596,7 @@ func (k *Kernel) fireDue() {
 		if t.wake != nil {
 			t.wake.runnable = true
 		} else {
-			t.fn()
+			t.alarm.Fire()
 		}
 		k.release(t)
 	}
