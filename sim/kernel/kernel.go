@@ -454,9 +454,9 @@ func (k *Kernel) PauseGroup(name string, until time.Duration) {
 	}
 }
 
-// timer is a callback the controller runs at virtual time at, unless its group
+// timer is an alarm the controller fires at virtual time at, unless its group
 // crashed after it was set. A sleeping actor's timer makes it runnable (wake)
-// instead of running a closure: one allocation less per sleep.
+// instead of firing one: one allocation less per sleep.
 type timer struct {
 	at       time.Duration
 	seq      uint64
@@ -533,9 +533,9 @@ func (h timerHeap) peek() (*timer, bool) {
 	return h[0].t, true
 }
 
-// addTimer schedules fn on the controller at virtual time at (never earlier
-// than now). A timer of a group dies with the group's crash.
-func (k *Kernel) addTimer(at time.Duration, g *Group, fn Alarm) *timer {
+// addTimer schedules alarm on the controller at virtual time at (never
+// earlier than now). A timer of a group dies with the group's crash.
+func (k *Kernel) addTimer(at time.Duration, g *Group, alarm Alarm) *timer {
 	if at < k.now {
 		at = k.now
 	}
@@ -544,9 +544,9 @@ func (k *Kernel) addTimer(at time.Duration, g *Group, fn Alarm) *timer {
 	if n := len(k.freeTimers); n > 0 {
 		t = k.freeTimers[n-1]
 		k.freeTimers = k.freeTimers[:n-1]
-		*t = timer{at: at, seq: k.timerSeq, alarm: fn, grp: g}
+		*t = timer{at: at, seq: k.timerSeq, alarm: alarm, grp: g}
 	} else {
-		t = &timer{at: at, seq: k.timerSeq, alarm: fn, grp: g}
+		t = &timer{at: at, seq: k.timerSeq, alarm: alarm, grp: g}
 	}
 	if g != nil {
 		t.grpEpoch = g.epoch
