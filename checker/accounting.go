@@ -302,11 +302,17 @@ func (c *run) publishedBy(actor, job string, after, before uint64) bool {
 // values (every series when it lists none), over every gatherer.
 func (c *run) counterSeries(series map[string][]string) int {
 	total := 0.0
-	for _, g := range c.in.Metrics {
-		families, err := g.Gather()
-		if err != nil {
-			continue
+	if c.gathered == nil {
+		// The run is over: its metrics no longer change, so each registry
+		// is gathered once for every counter the checks read.
+		c.gathered = make([][]*dto.MetricFamily, len(c.in.Metrics))
+		for i, g := range c.in.Metrics {
+			if families, err := g.Gather(); err == nil {
+				c.gathered[i] = families
+			}
 		}
+	}
+	for _, families := range c.gathered {
 		for _, f := range families {
 			values, ok := series[f.GetName()]
 			if !ok {

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	dto "github.com/prometheus/client_model/go"
 
 	"github.com/dispatchsim/dispatchsim/history"
 	"github.com/dispatchsim/dispatchsim/sut"
@@ -246,6 +247,11 @@ type run struct {
 	// tenantActive is each tenant's count of active jobs over the run,
 	// built when a guard first asks.
 	tenantActive map[string][]tenantCount
+	// stepOrdered: 0 not yet known, 1 heartbeats and publishes are each in
+	// step order, 2 they are not (see changesInStepOrder).
+	stepOrdered int
+	// gathered are the metrics registries' families, gathered on first use.
+	gathered [][]*dto.MetricFamily
 }
 
 func (c *run) violate(layer Layer, checker, job string, step uint64, t time.Duration, format string, args ...any) {

@@ -222,6 +222,14 @@ type registryChange struct {
 func (c *run) registryChanges(replica string, since, to uint64) []registryChange {
 	var out []registryChange
 	hbs, pubs := c.in.Heartbeats, c.in.History.Publishes
+	if c.changesInStepOrder() {
+		// Only (since, to) counts: cut both lists to it rather than walk
+		// every heartbeat and publish for every dispatch.
+		hbs = hbs[sort.Search(len(hbs), func(i int) bool { return hbs[i].Step > since }):]
+		hbs = hbs[:sort.Search(len(hbs), func(i int) bool { return hbs[i].Step >= to })]
+		pubs = pubs[sort.Search(len(pubs), func(i int) bool { return pubs[i].Step > since }):]
+		pubs = pubs[:sort.Search(len(pubs), func(i int) bool { return pubs[i].Step >= to })]
+	}
 	workers := map[string]string{}
 	for _, w := range c.in.Workers {
 		workers[w.Subject] = w.ID
@@ -251,6 +259,26 @@ func (c *run) registryChanges(replica string, since, to uint64) []registryChange
 		}
 	}
 	return out
+}
+
+// changesInStepOrder reports whether the heartbeats and the publishes are
+// each in step order, as a run records them; checked once.
+func (c *run) changesInStepOrder() bool {
+	if c.stepOrdered == 0 {
+		c.stepOrdered = 1
+		hbs, pubs := c.in.Heartbeats, c.in.History.Publishes
+		for i := 1; i < len(hbs); i++ {
+			if hbs[i].Step < hbs[i-1].Step {
+				c.stepOrdered = 2
+			}
+		}
+		for i := 1; i < len(pubs); i++ {
+			if pubs[i].Step < pubs[i-1].Step {
+				c.stepOrdered = 2
+			}
+		}
+	}
+	return c.stepOrdered == 1
 }
 
 // pick is the least-loaded rule over the view's live workers of pools at

@@ -19,6 +19,9 @@ type Injector struct {
 
 	active  []activeKind // AtPoint kinds asked at each point, catalog order
 	windows []activeWindow
+	// byPoint are the indexes in active of the kinds of each point kind, in
+	// catalog order: a kind of another point kind never applies.
+	byPoint map[sim.PointKind][]int
 	world   *sim.World
 
 	seen    map[pointID]int // occurrences so far, per (point kind, group, target)
@@ -39,11 +42,13 @@ type activeKind struct {
 	kind Kind
 	ko   KindOptions
 	rng  *rand.Rand
+	st   *KindStats // in.stat(kind.Name), once asked
 }
 
 type activeWindow struct {
 	kind  Kind
 	entry PlanEntry
+	st    *KindStats // in.stat(kind.Name), once asked
 }
 
 type pointID struct {
@@ -226,11 +231,15 @@ func (in *Injector) At(p *sim.Point) (sim.Fault, bool) {
 	in.seen[id] = occ + 1
 	var chosen *PlanEntry
 
-	for _, win := range in.windows {
+	for i := range in.windows {
+		win := &in.windows[i] // a Kind is large: not copied per point
 		if !win.kind.Applies(p) || win.entry.Group != "" && win.entry.Group != p.Group {
 			continue
 		}
-		st := in.stat(win.kind.Name)
+		if win.st == nil {
+			win.st = in.stat(win.kind.Name)
+		}
+		st := win.st
 		st.Eligible++
 		start := time.Duration(win.entry.StartMs) * time.Millisecond
 		end := start + time.Duration(win.entry.DurationMs)*time.Millisecond
@@ -243,11 +252,21 @@ func (in *Injector) At(p *sim.Point) (sim.Fault, bool) {
 	// A window's points are not plan entries: the window is, and replays them.
 	fromWindow := chosen != nil
 
-	for _, ak := range in.active {
+	if in.byPoint == nil {
+		in.byPoint = map[sim.PointKind][]int{}
+		for i, ak := range in.active {
+			in.byPoint[ak.kind.Point] = append(in.byPoint[ak.kind.Point], i)
+		}
+	}
+	for _, i := range in.byPoint[p.Kind] {
+		ak := &in.active[i]
 		if !ak.kind.Applies(p) {
 			continue
 		}
-		in.stat(ak.kind.Name).Eligible++
+		if ak.st == nil {
+			ak.st = in.stat(ak.kind.Name)
+		}
+		ak.st.Eligible++
 		if chosen != nil || in.replay || !in.budgetAllows(ak) || ak.rng.Float64() >= in.probability(ak, p) {
 			continue
 		}
@@ -256,7 +275,7 @@ func (in *Injector) At(p *sim.Point) (sim.Fault, bool) {
 		if ak.ko.DurationMsMax > 0 {
 			e.DurationMs = drawMs(ak.rng, ak.ko.DurationMsMin, ak.ko.DurationMsMax)
 		}
-		in.spend(ak.kind)
+		in.spend(&ak.kind)
 		chosen = &e
 	}
 	if in.replay && chosen == nil {
@@ -277,7 +296,7 @@ func (in *Injector) At(p *sim.Point) (sim.Fault, bool) {
 	return planFault(*chosen), true
 }
 
-func (in *Injector) budgetAllows(ak activeKind) bool {
+func (in *Injector) budgetAllows(ak *activeKind) bool {
 	b := in.opts.Budget
 	perKind := b.PerKindMax
 	if ak.ko.CountMax > 0 {
@@ -297,7 +316,7 @@ func (in *Injector) budgetAllows(ak activeKind) bool {
 	return true
 }
 
-func (in *Injector) spend(k Kind) {
+func (in *Injector) spend(k *Kind) {
 	in.spent.total++
 	switch k.class {
 	case classReplicaCrash:
@@ -320,7 +339,7 @@ const (
 
 // probability is ak's chance at p: its own, or boosted at the focused job's
 // points in a focused branch.
-func (in *Injector) probability(ak activeKind, p *sim.Point) float64 {
+func (in *Injector) probability(ak *activeKind, p *sim.Point) float64 {
 	job := in.branch.Focus
 	if job == "" || p.JobID != job && p.Fact.JobID != job {
 		return ak.ko.Probability

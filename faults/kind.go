@@ -270,11 +270,15 @@ func roleState(p *sim.Point, r stateRole) string {
 func Target(p *sim.Point) string {
 	switch p.Kind {
 	case sim.PointRedis:
+		// Concatenated rather than formatted: every fault point asks.
 		if t, ok := transitionOf(p); ok {
-			return fmt.Sprintf("%s %s %s->%s", p.Cmd, p.Key, t.From, t.To)
+			return p.Cmd + " " + p.Key + " " + t.From + "->" + t.To
 		}
 		if (p.Cmd == "evalsha" || p.Cmd == "eval") && len(p.Args) > 1 {
-			sha := fmt.Sprint(p.Args[1])
+			sha, ok := p.Args[1].(string)
+			if !ok {
+				sha = fmt.Sprint(p.Args[1])
+			}
 			if p.Cmd == "eval" {
 				sum := sha1.Sum([]byte(sha))
 				sha = hex.EncodeToString(sum[:])
@@ -282,7 +286,7 @@ func Target(p *sim.Point) string {
 			if len(sha) > 8 {
 				sha = sha[:8]
 			}
-			return strings.TrimSpace(fmt.Sprintf("%s:%s %s", p.Cmd, sha, p.Key))
+			return strings.TrimSpace(p.Cmd + ":" + sha + " " + p.Key)
 		}
 		return strings.TrimSpace(p.Cmd + " " + p.Key)
 	case sim.PointWorker:

@@ -50,6 +50,9 @@ type Bus struct {
 	// settled are the messages settled since RememberSettles, for a broker
 	// restart that forgets them (nil: not remembering).
 	settled []settledMessage
+	// point is the fault point being asked: an injector reads it during the
+	// call and keeps nothing, so one serves every publish, delivery and ack.
+	point kernel.Point
 }
 
 type settledMessage struct {
@@ -95,6 +98,9 @@ type subscription struct {
 	// gone: the group unsubscribed (its process restarted or went away)
 	// since; the handler belongs to a process that no longer runs.
 	gone bool
+	// grp is the kernel's group of that name, which lives as long as the
+	// kernel: pump asks whether it crashed for every message.
+	grp *kernel.Group
 }
 
 // consume runs the subscription's handler on m. A message is decoded once,
@@ -126,7 +132,7 @@ func (b *Bus) decode(s *subscription, data []byte) (any, error) {
 		return v, nil
 	}
 	v, err := s.decoder.Decode(data)
-	if err != nil || !plainType(reflect.TypeOf(v)) {
+	if err != nil || !plainValue(reflect.ValueOf(v)) {
 		return v, err
 	}
 	if seen == nil || len(seen) >= maxDecoded {
@@ -135,6 +141,37 @@ func (b *Bus) decode(s *subscription, data []byte) (any, error) {
 	}
 	seen[string(data)] = v
 	return v, nil
+}
+
+// plainValue reports whether v holds no references: a plain type, or a
+// struct or array whose interface fields hold plain values (a wrapper that
+// decodes a heartbeat twice, say), which no one can change in place.
+func plainValue(v reflect.Value) bool {
+	if !v.IsValid() {
+		return false
+	}
+	if plainType(v.Type()) {
+		return true
+	}
+	switch v.Kind() {
+	case reflect.Interface:
+		return !v.IsNil() && plainValue(v.Elem())
+	case reflect.Array:
+		for i := range v.Len() {
+			if !plainValue(v.Index(i)) {
+				return false
+			}
+		}
+		return true
+	case reflect.Struct:
+		for i := range v.NumField() {
+			if !plainValue(v.Field(i)) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
 }
 
 // plainType reports whether values of t hold no references.
@@ -206,6 +243,7 @@ func (b *Bus) SubscribeHandler(subject, queue, group string, h sut.Handler) {
 }
 
 func (b *Bus) join(s *subscription) {
+	s.grp = b.k.Group(s.group)
 	b.subs = append(b.subs, s)
 	c := b.consumerOf(s)
 	if c == nil {
@@ -339,7 +377,8 @@ func (b *Bus) publish(ctx context.Context, subject string, msg sut.Message) erro
 	jobID := fact.JobID
 	rec := history.PublishRecord{Actor: a.Name(), Subject: subject, MsgID: msg.ID, JobID: jobID, Gen: fact.Gen,
 		Dispatch: fact.Dispatch}
-	p := &kernel.Point{Kind: history.PointPublish, Actor: a.Name(), Group: a.Group().Name, Subject: subject, MsgID: msg.ID, JobID: jobID,
+	p := &b.point
+	*p = kernel.Point{Kind: history.PointPublish, Actor: a.Name(), Group: a.Group().Name, Subject: subject, MsgID: msg.ID, JobID: jobID,
 		Heartbeat: fact.Heartbeat}
 	f, fired := b.host.Fault(p)
 	stored := true
@@ -449,11 +488,10 @@ func (b *Bus) store(st *stream, subject string, msg sut.Message, fact sut.Messag
 // messages while fewer than max ack pending are unsettled, each to a live
 // member drawn at random. With no live member, messages wait for one.
 func (b *Bus) pump(c *consumer) {
-	k := b.k
 	for !c.deleted {
 		members := b.members[:0] // scratch: nothing below delivers before sub is picked
 		for _, s := range b.subs {
-			if c.member(s) && !k.Group(s.group).Crashed() && !b.draining[s.group] {
+			if c.member(s) && !s.grp.Crashed() && (len(b.draining) == 0 || !b.draining[s.group]) {
 				members = append(members, s)
 			}
 		}
@@ -490,7 +528,8 @@ func (b *Bus) send(c *consumer, p *pending, sub *subscription) {
 	k := b.k
 	m := p.m
 	if b.host.FaultsArmed() {
-		pt := &kernel.Point{Kind: history.PointDeliver, Actor: "bus", Group: sub.group, Subject: m.subject, MsgID: m.id,
+		pt := &b.point
+		*pt = kernel.Point{Kind: history.PointDeliver, Actor: "bus", Group: sub.group, Subject: m.subject, MsgID: m.id,
 			JobID: m.jobID, Delivery: p.count + 1, Heartbeat: m.heartbeat}
 		if f, fired := b.host.Fault(pt); fired {
 			b.host.RecordFault(nil, pt, f, m.subject)
@@ -501,8 +540,7 @@ func (b *Bus) send(c *consumer, p *pending, sub *subscription) {
 				k.Tracef("bus", "duplicate delivery %s#%d", m.subject, m.seq)
 				b.spawnDelivery(c, p, sub)
 			case history.EffectDelay:
-				b.armAckWait(c, p)
-				count := p.count
+				d := b.armAckWait(c, p, sub)
 				k.At(k.Now()+f.Duration, func() {
 					if k.Group(sub.group).Crashed() || b.draining[sub.group] || sub.gone {
 						// The member went away while the message was held
@@ -510,7 +548,7 @@ func (b *Bus) send(c *consumer, p *pending, sub *subscription) {
 						k.Tracef("bus", "delayed delivery %s#%d lost with its member", m.subject, m.seq)
 						return
 					}
-					b.runDelivery(c, p, sub, count)
+					b.runDelivery(d)
 				})
 				return
 			}
@@ -521,27 +559,45 @@ func (b *Bus) send(c *consumer, p *pending, sub *subscription) {
 
 // spawnDelivery counts a delivery of p, arms its ack wait and runs the handler.
 func (b *Bus) spawnDelivery(c *consumer, p *pending, sub *subscription) {
-	b.armAckWait(c, p)
-	b.runDelivery(c, p, sub, p.count)
+	b.runDelivery(b.armAckWait(c, p, sub))
 }
+
+// deliveryRun is one delivery of a pending message to a member: its ack wait
+// (Fire) and its handler's actor (Run), one value for both.
+type deliveryRun struct {
+	b     *Bus
+	c     *consumer
+	p     *pending
+	sub   *subscription
+	count int    // p.count when it was made
+	epoch int    // p.epoch its ack wait belongs to
+	actor string // the actor's name (deliveryName)
+}
+
+// name is the delivery's name in unsettled: its actor's without the group.
+func (d *deliveryRun) name() string { return d.actor[len(d.sub.group)+1:] }
 
 // armAckWait counts a delivery of p and brings p back after the ack wait
 // unless it is settled or rescheduled first; by then its handler no longer
 // holds it, as far as the broker is concerned.
-func (b *Bus) armAckWait(c *consumer, p *pending) {
-	k := b.k
+func (b *Bus) armAckWait(c *consumer, p *pending, sub *subscription) *deliveryRun {
 	p.count++
 	p.epoch++
-	epoch := p.epoch
-	name := deliveryName(p.m.subject, p.m.seq, p.count)
-	k.At(k.Now()+b.cfg.AckWait, func() {
-		delete(b.unsettled, name)
-		if p.epoch != epoch || c.pending[p.m.seq] != p {
-			return
-		}
-		k.Tracef("bus", "ack wait expired %s#%d", p.m.subject, p.m.seq)
-		b.redeliver(c, p)
-	})
+	d := &deliveryRun{b: b, c: c, p: p, sub: sub, count: p.count, epoch: p.epoch,
+		actor: deliveryName(sub.group, p.m.subject, p.m.seq, p.count)}
+	b.k.AtAlarm(b.k.Now()+b.cfg.AckWait, d)
+	return d
+}
+
+// Fire is the delivery's ack wait running out.
+func (d *deliveryRun) Fire() {
+	b, c, p := d.b, d.c, d.p
+	delete(b.unsettled, d.name())
+	if p.epoch != d.epoch || c.pending[p.m.seq] != p {
+		return
+	}
+	b.k.Tracef("bus", "ack wait expired %s#%d", p.m.subject, p.m.seq)
+	b.redeliver(c, p)
 }
 
 // redeliver puts p back in line, ahead of new messages, or ends it at max
@@ -566,42 +622,46 @@ func (b *Bus) redeliver(c *consumer, p *pending) {
 // runDelivery runs the handler as an actor of the member's group and settles
 // the message by its sequence: ack, NAK with delay, or term; a settle that
 // comes after the ack wait still counts while the message is unsettled.
-func (b *Bus) runDelivery(c *consumer, p *pending, sub *subscription, count int) {
-	k := b.k
+func (b *Bus) runDelivery(d *deliveryRun) {
+	m := d.p.m
+	b.unsettled[d.name()] = InFlight{Subject: m.subject, MsgID: m.id, JobID: m.jobID, Queue: d.c.name(),
+		Delivery: d.count, Group: d.sub.group, Since: b.k.Now()}
+	b.k.SpawnTask(d.sub.group, d.actor, d)
+}
+
+// Run is the delivery's actor: the handler, then the ack.
+func (d *deliveryRun) Run(ctx context.Context) {
+	b, k, c, p, sub, count := d.b, d.b.k, d.c, d.p, d.sub, d.count
 	m := p.m
-	name := deliveryName(m.subject, m.seq, count)
-	b.unsettled[name] = InFlight{Subject: m.subject, MsgID: m.id, JobID: m.jobID, Queue: c.name(), Delivery: count,
-		Group: sub.group, Since: k.Now()}
-	k.Spawn(sub.group, name, func(ctx context.Context) {
-		a := kernel.ActorOf(ctx)
-		line := append(k.TraceStart(a.Name()), "deliver "...)
-		line = append(append(line, m.subject...), " id="...)
-		line = append(append(line, m.id...), " n="...)
-		k.TraceEnd(strconv.AppendInt(line, int64(count), 10))
-		settle := b.consume(ctx, sub, m)
-		b.recordSettle(a, m, settle)
-		a.Yield() // the ack is a yield point
-		if b.host.FaultsArmed() {
-			pt := &kernel.Point{Kind: history.PointAck, Actor: a.Name(), Group: a.Group().Name, Subject: m.subject, MsgID: m.id,
-				JobID: m.jobID, Delivery: count, Heartbeat: m.heartbeat}
-			if f, fired := b.host.Fault(pt); fired {
-				b.host.RecordFault(a, pt, f, m.subject)
-				switch f.Effect {
-				case history.EffectCrash:
-					b.host.Crash(a)
-					a.ExitIfDead()
-				case history.EffectAckLost:
-					k.Tracef(a.Name(), "ack lost %s#%d", m.subject, m.seq)
-					return
-				case history.EffectAckLate:
-					k.Tracef(a.Name(), "ack of %s#%d late past the ack wait", m.subject, m.seq)
-					a.SleepUntil(k.Now() + b.cfg.AckWait + f.Duration)
-				}
+	a := kernel.ActorOf(ctx)
+	line := append(k.TraceStart(a.Name()), "deliver "...)
+	line = append(append(line, m.subject...), " id="...)
+	line = append(append(line, m.id...), " n="...)
+	k.TraceEnd(strconv.AppendInt(line, int64(count), 10))
+	settle := b.consume(ctx, sub, m)
+	b.recordSettle(a, m, settle)
+	a.Yield() // the ack is a yield point
+	if b.host.FaultsArmed() {
+		pt := &b.point
+		*pt = kernel.Point{Kind: history.PointAck, Actor: a.Name(), Group: a.Group().Name, Subject: m.subject, MsgID: m.id,
+			JobID: m.jobID, Delivery: count, Heartbeat: m.heartbeat}
+		if f, fired := b.host.Fault(pt); fired {
+			b.host.RecordFault(a, pt, f, m.subject)
+			switch f.Effect {
+			case history.EffectCrash:
+				b.host.Crash(a)
+				a.ExitIfDead()
+			case history.EffectAckLost:
+				k.Tracef(a.Name(), "ack lost %s#%d", m.subject, m.seq)
+				return
+			case history.EffectAckLate:
+				k.Tracef(a.Name(), "ack of %s#%d late past the ack wait", m.subject, m.seq)
+				a.SleepUntil(k.Now() + b.cfg.AckWait + f.Duration)
 			}
 		}
-		delete(b.unsettled, name)
-		b.settle(c, p, a, settle)
-	})
+	}
+	delete(b.unsettled, d.name())
+	b.settle(c, p, a, settle)
 }
 
 // settle applies a handler's answer to the message it was given.
@@ -649,9 +709,11 @@ func (b *Bus) recordSettle(a *kernel.Actor, m *message, settle sut.Settle) {
 		Gen: m.gen, ResultPtr: m.resultPtr, Message: m.digest})
 }
 
-// deliveryName is the delivery actor's name, "subject#seq.count".
-func deliveryName(subject string, seq uint64, count int) string {
-	b := make([]byte, 0, len(subject)+24)
+// deliveryName is the delivery actor's name, "group/subject#seq.count",
+// built once: its tail after the group is the delivery's name in unsettled.
+func deliveryName(group, subject string, seq uint64, count int) string {
+	b := make([]byte, 0, len(group)+len(subject)+26)
+	b = append(append(b, group...), '/')
 	b = append(append(b, subject...), '#')
 	b = strconv.AppendUint(b, seq, 10)
 	b = append(b, '.')

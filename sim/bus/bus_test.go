@@ -257,6 +257,15 @@ func TestBusDecodesOnce(t *testing.T) {
 	require.Equal(t, 2, sliceDecodes, "a payload with references decodes once per message")
 	require.True(t, plainType(reflect.TypeFor[sut.Dispatch]()))
 	require.False(t, plainType(reflect.TypeFor[sut.Job]()))
+	// A wrapper's interface field counts by what it holds.
+	type wrapped struct {
+		v  any
+		ok bool
+	}
+	require.True(t, plainValue(reflect.ValueOf(wrapped{v: sut.Dispatch{JobID: "j"}})))
+	require.False(t, plainValue(reflect.ValueOf(wrapped{v: sut.Job{}})))
+	require.False(t, plainValue(reflect.ValueOf(wrapped{})), "nil is not known plain")
+	require.False(t, plainValue(reflect.ValueOf(wrapped{v: &sut.Dispatch{}})))
 }
 
 // A queue's only member is draining (a replica stopped for a deploy): what

@@ -45,10 +45,10 @@ func (c *Clock) AfterFunc(d time.Duration, f func(ctx context.Context)) sut.Time
 	c.timers++
 	name := fmt.Sprintf("timer#%d", c.timers)
 	k := c.k
-	t := k.addTimer(k.now+d, k.Group(c.group), func() {
+	t := k.addTimer(k.now+d, k.Group(c.group), AlarmFunc(func() {
 		a := k.Spawn(c.group, name, f)
 		k.Tracef(a.name, "timer fired")
-	})
+	}))
 	return simTimer{t}
 }
 

@@ -49,7 +49,8 @@ func (f Fault) Effects() []history.Effect { return append([]history.Effect{f.Eff
 
 // Injector decides faults. The simulator asks it at every fault point during the
 // fault phase and never during the heal phase. It runs on the controller or on
-// the actor holding the baton, never concurrently.
+// the actor holding the baton, never concurrently. p is valid during the call
+// only: the caller reuses it, so an injector that keeps it keeps a copy.
 type Injector interface {
 	At(p *Point) (Fault, bool)
 }
@@ -62,6 +63,8 @@ type Host interface {
 	// FaultsArmed reports whether Fault would ask the injector at all: callers
 	// skip building a Point when it would not.
 	FaultsArmed() bool
+	// Fault asks at p, which the caller may reuse once the call and any
+	// RecordFault for it are done.
 	Fault(p *Point) (Fault, bool)
 	// RecordFault puts a fired fault into the history and the trace; a is the
 	// actor it hit, nil for the bus or a driver.

@@ -47,6 +47,8 @@ type Kernel struct {
 
 	// idle are runners whose actor finished, waiting for the next one.
 	idle []*runner
+	// freeTimers are timers that left the heap, for the next addTimer.
+	freeTimers []*timer
 
 	panicMsg string
 	stalled  atomic.Pointer[string]
@@ -273,9 +275,25 @@ func (k *Kernel) TraceEnd(b []byte) {
 // Spawn creates a runnable actor in group running fn. It may be called by the
 // controller or by the actor holding the baton.
 func (k *Kernel) Spawn(group, name string, fn func(ctx context.Context)) *Actor {
+	return k.SpawnTask(group, group+"/"+name, TaskFunc(fn))
+}
+
+// Task is an actor's body as a value: a caller that keeps a struct for the
+// work anyway spawns it as is, without a closure.
+type Task interface{ Run(ctx context.Context) }
+
+// TaskFunc runs a function as a Task.
+type TaskFunc func(ctx context.Context)
+
+// Run calls f.
+func (f TaskFunc) Run(ctx context.Context) { f(ctx) }
+
+// SpawnTask is Spawn for a caller that already built the actor's full name,
+// "group/name", and holds its body as a Task.
+func (k *Kernel) SpawnTask(group, actor string, t Task) *Actor {
 	g := k.Group(group)
 	k.nextID++
-	a := &Actor{k: k, id: k.nextID, name: group + "/" + name, grp: g, grpEpoch: g.epoch, runnable: true}
+	a := &Actor{k: k, id: k.nextID, name: actor, grp: g, grpEpoch: g.epoch, runnable: true}
 	a.actx.a = a
 	a.ctx = &a.actx
 	k.actors = append(k.actors, a)
@@ -286,7 +304,7 @@ func (k *Kernel) Spawn(group, name string, fn func(ctx context.Context)) *Actor 
 	} else {
 		r = newRunner()
 	}
-	r.job = job{a, fn}
+	r.job = job{a, t}
 	a.r = r
 	return a
 }
@@ -311,8 +329,8 @@ type runner struct {
 }
 
 type job struct {
-	a  *Actor
-	fn func(ctx context.Context)
+	a    *Actor
+	task Task
 }
 
 func newRunner() *runner {
@@ -325,7 +343,7 @@ func newRunner() *runner {
 			if j.a == nil {
 				return
 			}
-			j.a.main(j.fn, r)
+			j.a.main(j.task, r)
 			if !yield(struct{}{}) { // the actor ended: the baton goes back
 				return
 			}
@@ -342,7 +360,7 @@ type crash struct{}
 // main runs the actor once it is handed the baton. An actor that ends, killed
 // or not, parks its runner in k.idle before handing the baton back, so the
 // kernel never sees the list change under it.
-func (a *Actor) main(fn func(ctx context.Context), r *runner) {
+func (a *Actor) main(task Task, r *runner) {
 	defer func() {
 		if rec := recover(); rec != nil {
 			if _, ok := rec.(crash); !ok {
@@ -354,7 +372,7 @@ func (a *Actor) main(fn func(ctx context.Context), r *runner) {
 		a.k.idle = append(a.k.idle, r)
 	}()
 	if !a.dead {
-		fn(a.ctx)
+		task.Run(a.ctx)
 	}
 }
 
@@ -374,7 +392,8 @@ func (a *Actor) Yield() {
 // SleepUntil parks the actor until virtual time at.
 func (a *Actor) SleepUntil(at time.Duration) {
 	a.runnable = false
-	a.k.addTimer(at, a.grp, nil).wake = a
+	t := a.k.addTimer(at, a.grp, nil)
+	t.wake, t.reuse = a, true
 	a.park()
 }
 
@@ -431,28 +450,38 @@ func (k *Kernel) PauseGroup(name string, until time.Duration) {
 	g := k.Group(name)
 	if until > g.pausedUntil {
 		g.pausedUntil = until
-		k.addTimer(until, nil, func() {}) // time must be able to reach the pause's end
+		k.addTimer(until, nil, AlarmFunc(func() {})) // time must be able to reach the pause's end
 	}
 }
 
-// timer is a callback the controller runs at virtual time at, unless its group
+// timer is an alarm the controller fires at virtual time at, unless its group
 // crashed after it was set. A sleeping actor's timer makes it runnable (wake)
-// instead of running a closure: one allocation less per sleep.
+// instead of firing one: one allocation less per sleep.
 type timer struct {
 	at       time.Duration
 	seq      uint64
-	fn       func()
+	alarm    Alarm
 	wake     *Actor
 	grp      *Group
 	grpEpoch int
 	stopped  bool
+	// reuse: no one outside the kernel holds the timer (a sleep, At), so
+	// once it leaves the heap it goes back to the kernel's free list.
+	reuse bool
 }
 
 // timerHeap is a binary min-heap on (at, seq), written out rather than
 // through container/heap's interface calls: the kernel pushes and pops a
-// timer for nearly every sleep. (at, seq) is unique, so the order timers
-// come out in is the same for any correct heap.
-type timerHeap []*timer
+// timer for nearly every sleep. Each entry carries its timer's key, so that
+// sifting compares without loading the timers. (at, seq) is unique, so the
+// order timers come out in is the same for any correct heap.
+type timerHeap []timerEntry
+
+type timerEntry struct {
+	at  time.Duration
+	seq uint64
+	t   *timer
+}
 
 func (h timerHeap) less(i, j int) bool {
 	if h[i].at != h[j].at {
@@ -462,7 +491,7 @@ func (h timerHeap) less(i, j int) bool {
 }
 
 func (h *timerHeap) push(t *timer) {
-	*h = append(*h, t)
+	*h = append(*h, timerEntry{t.at, t.seq, t})
 	q := *h
 	for i := len(q) - 1; i > 0; {
 		p := (i - 1) / 2
@@ -478,7 +507,7 @@ func (h *timerHeap) pop() {
 	q := *h
 	n := len(q) - 1
 	q[0] = q[n]
-	q[n] = nil
+	q[n] = timerEntry{}
 	q = q[:n]
 	for i := 0; ; {
 		m, l := i, 2*i+1
@@ -501,17 +530,24 @@ func (h timerHeap) peek() (*timer, bool) {
 	if len(h) == 0 {
 		return nil, false
 	}
-	return h[0], true
+	return h[0].t, true
 }
 
-// addTimer schedules fn on the controller at virtual time at (never earlier
-// than now). A timer of a group dies with the group's crash.
-func (k *Kernel) addTimer(at time.Duration, g *Group, fn func()) *timer {
+// addTimer schedules alarm on the controller at virtual time at (never
+// earlier than now). A timer of a group dies with the group's crash.
+func (k *Kernel) addTimer(at time.Duration, g *Group, alarm Alarm) *timer {
 	if at < k.now {
 		at = k.now
 	}
 	k.timerSeq++
-	t := &timer{at: at, seq: k.timerSeq, fn: fn, grp: g}
+	var t *timer
+	if n := len(k.freeTimers); n > 0 {
+		t = k.freeTimers[n-1]
+		k.freeTimers = k.freeTimers[:n-1]
+		*t = timer{at: at, seq: k.timerSeq, alarm: alarm, grp: g}
+	} else {
+		t = &timer{at: at, seq: k.timerSeq, alarm: alarm, grp: g}
+	}
 	if g != nil {
 		t.grpEpoch = g.epoch
 	}
@@ -519,8 +555,30 @@ func (k *Kernel) addTimer(at time.Duration, g *Group, fn func()) *timer {
 	return t
 }
 
+// release puts a timer that left the heap back on the free list, if the
+// kernel alone holds it.
+func (k *Kernel) release(t *timer) {
+	if t.reuse {
+		*t = timer{}
+		k.freeTimers = append(k.freeTimers, t)
+	}
+}
+
 // At runs fn on the controller at virtual time at.
-func (k *Kernel) At(at time.Duration, fn func()) { k.addTimer(at, nil, fn) }
+func (k *Kernel) At(at time.Duration, fn func()) { k.addTimer(at, nil, AlarmFunc(fn)).reuse = true }
+
+// Alarm is what a timer does when it falls due, as a value: a caller that
+// keeps a struct for it anyway sets it without a closure.
+type Alarm interface{ Fire() }
+
+// AlarmFunc is a function as an Alarm.
+type AlarmFunc func()
+
+// Fire calls f.
+func (f AlarmFunc) Fire() { f() }
+
+// AtAlarm runs a.Fire on the controller at virtual time at.
+func (k *Kernel) AtAlarm(at time.Duration, a Alarm) { k.addTimer(at, nil, a).reuse = true }
 
 // fireDue runs every timer due at the current time.
 func (k *Kernel) fireDue() {
@@ -531,14 +589,16 @@ func (k *Kernel) fireDue() {
 		}
 		k.timers.pop()
 		if t.stopped || (t.grp != nil && t.grp.epoch != t.grpEpoch) {
+			k.release(t)
 			continue
 		}
 		t.stopped = true
 		if t.wake != nil {
 			t.wake.runnable = true
 		} else {
-			t.fn()
+			t.alarm.Fire()
 		}
+		k.release(t)
 	}
 }
 
@@ -551,6 +611,7 @@ func (k *Kernel) nextTimerAt() (time.Duration, bool) {
 		}
 		if t.stopped || (t.grp != nil && t.grp.epoch != t.grpEpoch) {
 			k.timers.pop()
+			k.release(t)
 			continue
 		}
 		return t.at, true

@@ -49,6 +49,9 @@ type Store struct {
 	// live is a real Redis server instead of miniredis (live.go); nil in
 	// every simulated run.
 	live *liveRedis
+	// point is the fault point being asked, reused by every command (an
+	// injector keeps nothing of it).
+	point kernel.Point
 }
 
 // New starts the store of a world whose system promises spec. Its TTL clock
@@ -335,12 +338,15 @@ func (h *storeHook) process(next redis.ProcessHook) redis.ProcessHook {
 
 		args := cmd.Args()
 		var p *kernel.Point
+		var fact sut.CommandFact
 		var f kernel.Fault
 		var fired bool
 		var target string // only a fault needs it as a string
 		if s.host.FaultsArmed() {
-			p = &kernel.Point{Kind: history.PointRedis, Actor: a.Name(), Group: a.Group().Name, Cmd: name, Args: args,
+			p = &s.point
+			*p = kernel.Point{Kind: history.PointRedis, Actor: a.Name(), Group: a.Group().Name, Cmd: name, Args: args,
 				Write: !readOnly[name], Key: firstKey(name, args), Fact: s.obs.Command(s.command(name, args))}
+			fact = p.Fact // p is the store's, and another command may reuse it
 			if f, fired = s.host.Fault(p); fired {
 				target = h.describe(name, args)
 			}
@@ -354,7 +360,7 @@ func (h *storeHook) process(next redis.ProcessHook) redis.ProcessHook {
 			s.host.RecordFault(a, p, f, target)
 			switch f.Effect {
 			case history.EffectFailBeforeApply:
-				h.lockCommandFailed(a, p.Fact, sentAt{sent, sentStep}, ErrInjected)
+				h.lockCommandFailed(a, fact, sentAt{sent, sentStep}, ErrInjected)
 				cmd.SetErr(ErrInjected)
 				k.Tracef(a.Name(), "redis %s -> injected error, not applied", target)
 				return ErrInjected
@@ -381,7 +387,7 @@ func (h *storeHook) process(next redis.ProcessHook) redis.ProcessHook {
 		if fired {
 			switch f.Effect {
 			case history.EffectReplyLostAfterApply:
-				h.lockCommandFailed(a, p.Fact, sentAt{sent, sentStep}, err)
+				h.lockCommandFailed(a, fact, sentAt{sent, sentStep}, err)
 				cmd.SetErr(ErrInjected)
 				k.Tracef(a.Name(), "redis reply lost")
 				return ErrInjected

@@ -30,7 +30,9 @@ func (System) Name() string { return "cordum" }
 func (System) Observer() sut.Observer { return observer{} }
 
 // Worker is the engine's worker wire format.
-func (System) Worker() sut.WorkerProtocol { return workerProtocol{} }
+func (System) Worker() sut.WorkerProtocol {
+	return workerProtocol{heartbeats: &heartbeatCache{}}
+}
 
 // config builds an engine configuration from the ports and options.
 func config(p sut.Ports, o sut.Options) engine.Config {

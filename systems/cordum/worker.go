@@ -3,6 +3,8 @@ package cordum
 import (
 	"context"
 	"encoding/json"
+	"math"
+	"sync"
 
 	"github.com/redis/go-redis/v9"
 
@@ -10,7 +12,18 @@ import (
 	"github.com/dispatchsim/dispatchsim/sut"
 )
 
-type workerProtocol struct{}
+// workerProtocol is one world's: its heartbeats remembers the message of
+// each load report, since a worker reports the same few loads every few
+// seconds and encoding one costs more than the rest of its publish.
+type workerProtocol struct{ heartbeats *heartbeatCache }
+
+type heartbeatCache struct {
+	mu sync.Mutex // a live world's workers may report at once
+	m  map[engine.Heartbeat][]byte
+}
+
+// maxHeartbeats bounds the reports remembered per world.
+const maxHeartbeats = 1024
 
 var _ sut.IdempotentConsumer = workerProtocol{}
 
@@ -52,9 +65,26 @@ func (workerProtocol) Result(d sut.Dispatch, workerID string, o sut.Outcome) (st
 	return engine.SubjectResult, sut.Message{Data: b}
 }
 
-func (workerProtocol) Heartbeat(hb sut.Heartbeat) (string, sut.Message) {
-	b, _ := json.Marshal(engine.Heartbeat{WorkerID: hb.WorkerID, Pool: hb.Pool, Active: hb.Active,
-		MaxParallel: hb.Parallel, CPU: hb.CPU, GPU: hb.GPU})
+func (w workerProtocol) Heartbeat(hb sut.Heartbeat) (string, sut.Message) {
+	h := engine.Heartbeat{WorkerID: hb.WorkerID, Pool: hb.Pool, Active: hb.Active,
+		MaxParallel: hb.Parallel, CPU: hb.CPU, GPU: hb.GPU}
+	c := w.heartbeats
+	// -0 and NaN would match the wrong key (or none): encoded as they come.
+	if c == nil || math.Signbit(h.CPU) || math.Signbit(h.GPU) || h.CPU != h.CPU || h.GPU != h.GPU {
+		b, _ := json.Marshal(h)
+		return engine.SubjectHeartbeat, sut.Message{Data: b}
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	b, ok := c.m[h]
+	if !ok {
+		// Equal reports share these bytes: no reader writes a message's data.
+		b, _ = json.Marshal(h)
+		if c.m == nil || len(c.m) >= maxHeartbeats {
+			c.m = map[engine.Heartbeat][]byte{}
+		}
+		c.m[h] = b
+	}
 	return engine.SubjectHeartbeat, sut.Message{Data: b}
 }
 

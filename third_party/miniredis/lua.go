@@ -2,6 +2,7 @@ package miniredis
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	lua "github.com/yuin/gopher-lua"
@@ -35,7 +36,7 @@ func mkLua(vm *luaVM) (map[string]lua.LGFunction, map[string]lua.LValue) {
 			for i := 1; i <= top; i++ {
 				switch a := l.Get(i).(type) {
 				case lua.LNumber:
-					args = append(args, a.String())
+					args = append(args, numberArg(a))
 				case lua.LString:
 					args = append(args, string(a))
 				default:
@@ -66,7 +67,8 @@ func mkLua(vm *luaVM) (map[string]lua.LGFunction, map[string]lua.LValue) {
 			// cannot run another script, so they are never in use twice.
 			vm.reply.Reset()
 			vm.replyW.Reset(&vm.reply)
-			peer := server.NewPeer(vm.replyW)
+			peer := &vm.peer
+			peer.Reset(vm.replyW)
 			peer.Ctx = pCtx
 			vm.srv.Dispatch(peer, args)
 			vm.replyW.Flush()
@@ -308,4 +310,13 @@ func mkLuaOS() map[string]lua.LGFunction {
 			return 1
 		},
 	}
+}
+
+// numberArg is a.String() without fmt for a whole number, which nearly every
+// numeric argument is: the same digits as fmt.Sprint(int64(a)).
+func numberArg(a lua.LNumber) string {
+	if f := float64(a); f == float64(int64(f)) {
+		return strconv.FormatInt(int64(f), 10)
+	}
+	return a.String()
 }

@@ -20,7 +20,8 @@ type luaVM struct {
 	globals *lua.LTable // where globals are stored; KEYS and ARGV are set here
 	run     luaRun      // the script running now
 
-	// redis.call's reply buffers, reused from call to call.
+	// redis.call's peer and reply buffers, reused from call to call.
+	peer   server.Peer
 	reply  bytes.Buffer
 	replyW *bufio.Writer
 	replyR *bufio.Reader

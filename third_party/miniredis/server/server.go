@@ -42,6 +42,22 @@ type Server struct {
 	wg        sync.WaitGroup
 	infoConns int
 	infoCmds  int
+	// ups are command names as clients send them, upper-cased (see upper).
+	ups map[string]string
+}
+
+// upper is strings.ToUpper(cmd), remembered: clients send the same few
+// names in lower case over and over. Called with s.mu held.
+func (s *Server) upper(cmd string) string {
+	if up, ok := s.ups[cmd]; ok {
+		return up
+	}
+	up := strings.ToUpper(cmd)
+	if s.ups == nil || len(s.ups) >= 256 {
+		s.ups = map[string]string{}
+	}
+	s.ups[cmd] = up
+	return up
 }
 
 // NewServer makes a server listening on addr. Close with .Close().
@@ -216,8 +232,8 @@ func (s *Server) servePeer(c net.Conn) {
 
 func (s *Server) Dispatch(c *Peer, args []string) {
 	cmd, args := args[0], args[1:]
-	cmdUp := strings.ToUpper(cmd)
 	s.mu.Lock()
+	cmdUp := s.upper(cmd)
 	h := s.preHook
 	s.mu.Unlock()
 	if h != nil {
@@ -228,15 +244,15 @@ func (s *Server) Dispatch(c *Peer, args []string) {
 
 	s.mu.Lock()
 	cmdMeta, ok := s.cmds[cmdUp]
+	if ok {
+		s.infoCmds++
+	}
 	s.mu.Unlock()
 	if !ok {
 		c.WriteError(errUnknownCommand(cmd, args))
 		return
 	}
 
-	s.mu.Lock()
-	s.infoCmds++
-	s.mu.Unlock()
 	cmdMeta.handler(c, cmdUp, args)
 	if c.SwitchResp3 != nil {
 		c.Resp3 = *c.SwitchResp3
@@ -303,6 +319,15 @@ func NewPeer(w *bufio.Writer) *Peer {
 	return &Peer{
 		w: w,
 	}
+}
+
+// Reset makes c a new peer writing to w, as NewPeer would, without
+// allocating one: for a caller that runs one command at a time on it.
+func (c *Peer) Reset(w *bufio.Writer) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.w, c.closed, c.Resp3, c.SwitchResp3, c.Ctx = w, false, false, nil, nil
+	c.onDisconnect, c.ClientName, c.writer = nil, "", Writer{}
 }
 
 // Flush the write buffer. Called automatically after every redis command
