@@ -71,18 +71,25 @@ func (p *Proxy) accept() {
 		if err != nil {
 			return // closed
 		}
-		server, err := net.DialTimeout("tcp", p.target, 5*time.Second)
-		if err != nil {
-			_ = client.Close() // the server is down: the client sees a refused connection's effect
-			continue
-		}
-		if !p.track(client, server) {
-			return
-		}
-		p.wg.Add(2)
-		go p.pipe(server, client) // determinism-ok: live mode only
-		go p.pipe(client, server) // determinism-ok: live mode only
+		p.wg.Add(1)
+		go p.connect(client) // determinism-ok: live mode only; a dial to a server that is down takes a while
 	}
+}
+
+// connect dials the target for a client and pipes both ways.
+func (p *Proxy) connect(client net.Conn) {
+	defer p.wg.Done()
+	server, err := net.DialTimeout("tcp", p.target, 5*time.Second)
+	if err != nil {
+		_ = client.Close() // the server is down: the client sees its connection end
+		return
+	}
+	if !p.track(client, server) {
+		return
+	}
+	p.wg.Add(2)
+	go p.pipe(server, client) // determinism-ok: live mode only
+	go p.pipe(client, server) // determinism-ok: live mode only
 }
 
 // track registers a connection pair, or closes it if the proxy closed.
