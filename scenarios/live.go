@@ -28,7 +28,9 @@ type LiveTarget struct {
 	// Drain keeps the run going this long after every job ended (10s): late
 	// redeliveries and results get a chance, though not a whole ack wait.
 	Drain time.Duration
-	// HealBound is how long every job has to end after the workload (5m).
+	// HealBound is how long every job has to end after the workload; zero:
+	// the scenario's own (30m unless it says), since a shorter one turns a
+	// slow recovery into a liveness failure.
 	HealBound time.Duration
 	// AckWait replaces the scenario's ack wait (10m by default) when set:
 	// a delivery whose replica was killed mid-handler comes back after it,
@@ -106,9 +108,8 @@ func (s Scenario) RunLive(seed uint64, t LiveTarget) (*Outcome, error) {
 	if t.AckWait > 0 {
 		cfg.Bus.AckWait = t.AckWait
 	}
-	cfg.HealBound = t.HealBound
-	if cfg.HealBound == 0 {
-		cfg.HealBound = 5 * time.Minute
+	if t.HealBound > 0 {
+		cfg.HealBound = t.HealBound
 	}
 	nc := t.NATS
 	cfg.Live = &sim.Live{Redis: t.Redis, Flush: t.Flush,

@@ -58,7 +58,8 @@ func addLiveFlags(fl *pflag.FlagSet, f *liveFlags) {
 	fl.DurationVar(&f.duration, "duration", 0, "live: how long the workload runs (default: until the scenario's last submit or event, plus 5s)")
 	fl.DurationVar(&f.drain, "drain", 10*time.Second, "live: how long to keep running after every job ended")
 	fl.DurationVar(&f.ackWait, "ack-wait", liveDefaultAckWait, "live: the broker's ack wait, instead of the scenario's")
-	fl.DurationVar(&f.healBound, "heal-bound", 5*time.Minute, "live: how long every job has after the workload to end")
+	fl.DurationVar(&f.healBound, "heal-bound", 0, "live: how long every job has after the workload to end "+
+		"(default: the scenario's own, 30m unless it says; a shorter one turns a slow recovery into a liveness failure)")
 	fl.DurationVar(&f.storeLatency, "store-latency", 0, "live: latency added each way between the system and Redis, by a proxy this run starts")
 	fl.DurationVar(&f.brokerLatency, "broker-latency", 0, "live: latency added each way between the system and NATS, by a proxy this run starts")
 	fl.DurationSliceVar(&f.brokerRestarts, "broker-restart-at", nil, "live: restart the broker at these times into each seed's run "+
@@ -332,7 +333,7 @@ func runLive(cmd *cobra.Command, f runFlags) error {
 	fmt.Fprintln(console, "It is NOT deterministic: the servers and the Go scheduler decide the order of events, "+
 		"a seed's checksum identifies nothing, and no replay line reproduces a seed.")
 	fmt.Fprintf(console, "Fault kinds are not injected; replica stop, kill, start and pause events are applied. "+
-		"Ack wait %s, drain %s, heal bound %s.\n", lf.ackWait, lf.drain, lf.healBound)
+		"Ack wait %s, drain %s, heal bound %s.\n", lf.ackWait, lf.drain, healBoundText(lf.healBound))
 	if outside != "" {
 		fmt.Fprintf(console, "From outside: %s.\n", outside)
 	}
@@ -466,4 +467,12 @@ func printLiveSummary(w io.Writer, sum *reports.Summary, failures []string, out 
 	ran := len(sum.Seeds)
 	fmt.Fprintf(w, "%s (LIVE, not deterministic): %s, %d of %d seeds in %s; summary %s, index %s\n", sum.Suite, sum.Verdict,
 		ran, sum.Planned, wall.Round(time.Millisecond), filepath.Join(out, "summary.json"), filepath.Join(out, "index.html"))
+}
+
+// healBoundText is --heal-bound as the console says it.
+func healBoundText(d time.Duration) string {
+	if d == 0 {
+		return "the scenario's own"
+	}
+	return d.String()
 }

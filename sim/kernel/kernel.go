@@ -145,6 +145,7 @@ type Actor struct {
 	dead     bool // killed: exits at its next yield point
 	exiting  bool
 	done     bool
+	outside  bool // parked on a call to a real server (AwaitOutside)
 	ctx      context.Context
 	actx     actorCtx // what ctx points to
 	pickMark uint64   // PCT's mark of the actors runnable at this pick
@@ -640,7 +641,7 @@ func (k *Kernel) reap() {
 	k.reapDue = false
 	live := k.actors[:0]
 	for _, a := range k.actors {
-		if a.dead && !a.done {
+		if a.dead && !a.done && !a.outside {
 			k.hand(a)
 		}
 		if !a.done {

@@ -1,6 +1,7 @@
 package kernel
 
 import (
+	"fmt"
 	"time"
 )
 
@@ -92,5 +93,34 @@ func (k *Kernel) DiscardPosts(done <-chan struct{}) {
 		case <-done:
 			return
 		}
+	}
+}
+
+// AwaitOutside runs call, a call to a real server, on a goroutine of its
+// own while the actor is parked and the others run: the answer takes wall
+// time, in which the rest of a process (a lock's renewal, a heartbeat) goes
+// on, as it would in production. A killed actor is reaped only once the
+// call returned, and AwaitOutside does not exit for it: the caller records
+// what the call did, then calls ExitIfDead. In a simulation it just calls
+// call.
+func (a *Actor) AwaitOutside(call func()) {
+	k := a.k
+	if k.rt == nil {
+		call()
+		return
+	}
+	if k.current != a {
+		panic(fmt.Sprintf("sim: actor %s awaited outside without the baton", a.name))
+	}
+	a.runnable, a.outside = false, true
+	go func() { // determinism-ok: live mode only
+		call()
+		k.Post(func() {
+			a.outside, a.runnable = false, true
+			k.reapDue = true
+		})
+	}()
+	if !a.r.yield(struct{}{}) {
+		panic(crash{}) // Shutdown stopped the runner
 	}
 }

@@ -38,6 +38,7 @@ type Broker struct {
 	js   jetstream.JetStream
 
 	open      map[string]*openStream     // by name
+	ambiguous map[string]int             // by stream and message id: an unknown outcome's record
 	subs      map[string][]*subscription // by group
 	draining  map[string]bool
 	unsettled map[string]bus.InFlight // by delivery actor name
@@ -103,7 +104,7 @@ func New(env kernel.Env, nc *nats.Conn, cfg history.BusConfig, flush bool) (*Bro
 			return nil, fmt.Errorf("nats: create stream %s: %w", s.Name, err)
 		}
 	}
-	return &Broker{k: env.Kernel, hist: env.History, obs: env.Observer, cfg: cfg, js: js, open: open,
+	return &Broker{k: env.Kernel, hist: env.History, obs: env.Observer, cfg: cfg, js: js, open: open, ambiguous: map[string]int{},
 		subs: map[string][]*subscription{}, draining: map[string]bool{}, unsettled: map[string]bus.InFlight{}}, nil
 }
 
@@ -136,21 +137,26 @@ func (b *Broker) publish(ctx context.Context, subject string, msg sut.Message) e
 	if msg.ID != "" && b.cfg.Dedup {
 		opts = append(opts, jetstream.WithMsgID(msg.ID))
 	}
-	pctx, cancel := context.WithTimeout(ctx, callTimeout)
-	holdErr := b.hold(pctx, subject)
+	hctx, cancel := context.WithTimeout(ctx, callTimeout)
+	holdErr := b.hold(hctx, subject)
+	cancel()
 	var ack *jetstream.PubAck
 	err := holdErr
 	if err == nil {
-		ack, err = b.js.PublishMsg(pctx, m, opts...)
+		// The wait for the broker's answer lets the rest of the world run.
+		a.AwaitOutside(func() {
+			pctx, cancel := context.WithTimeout(ctx, callTimeout)
+			ack, err = b.js.PublishMsg(pctx, m, opts...)
+			cancel()
+		})
 	}
-	cancel()
 	rec.Step, rec.Time = k.Step(), k.Now()
 	switch {
 	case holdErr != nil:
 		rec.Outcome = history.PublishFailedClean // never sent
 	case err != nil:
 		// A timeout leaves it unknown whether the broker stored it: the
-		// ambiguous outcome, as the simulated bus's ambiguous failure.
+		// ambiguous outcome, until a later publish of the id tells (settle).
 		rec.Outcome = history.PublishFailedStored
 		if errors.Is(err, nats.ErrNoResponders) || errors.Is(err, jetstream.ErrNoStreamResponse) {
 			rec.Outcome = history.PublishFailedClean
@@ -160,8 +166,10 @@ func (b *Broker) publish(ctx context.Context, subject string, msg sut.Message) e
 	default:
 		rec.Outcome = history.PublishStored
 	}
+	b.settleAmbiguous(subject, msg.ID, rec)
 	b.hist.Publishes = append(b.hist.Publishes, rec)
 	k.Tracef(a.Name(), "publish %s id=%s -> %s", subject, msg.ID, rec.Outcome)
+	a.ExitIfDead() // killed while it waited: what it published is recorded
 	if err != nil {
 		return fmt.Errorf("publish %s: %w", subject, err)
 	}
@@ -375,4 +383,36 @@ func (b *Broker) Close() {
 	done := make(chan struct{})
 	go func() { wg.Wait(); close(done) }() // determinism-ok: live mode only
 	b.k.DiscardPosts(done)
+}
+
+// settleAmbiguous learns, from the broker's answer to a publish, what became
+// of an earlier publish of the same id whose answer never came (a timeout
+// while the broker restarted): inside the stream's duplicate window, a
+// later copy the broker calls a duplicate means the earlier one was kept,
+// and one it stores means it was not. The history then holds what the
+// broker did, not what the publisher could tell.
+func (b *Broker) settleAmbiguous(subject, id string, rec history.PublishRecord) {
+	if id == "" || !b.cfg.Dedup {
+		return
+	}
+	key := b.cfg.StreamOf(subject) + "\x00" + id
+	if i, ok := b.ambiguous[key]; ok {
+		earlier := &b.hist.Publishes[i]
+		// The earlier copy, if kept, was kept before its call gave up.
+		if rec.Time-earlier.Time+callTimeout < b.cfg.DedupWindow {
+			switch rec.Outcome {
+			case history.PublishStored:
+				earlier.Outcome = history.PublishFailedClean
+				b.k.Tracef("outside", "publish %s id=%s at step %d: not kept (a later copy was stored)", earlier.Subject, id, earlier.Step)
+			case history.PublishDeduplicated:
+				b.k.Tracef("outside", "publish %s id=%s at step %d: kept (a later copy was a duplicate)", earlier.Subject, id, earlier.Step)
+			default:
+				return // the later one knows no more
+			}
+		}
+		delete(b.ambiguous, key)
+	}
+	if rec.Outcome == history.PublishFailedStored {
+		b.ambiguous[key] = len(b.hist.Publishes)
+	}
 }
