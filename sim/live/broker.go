@@ -156,7 +156,7 @@ func (b *Broker) publish(ctx context.Context, subject string, msg sut.Message) e
 		rec.Outcome = history.PublishFailedClean // never sent
 	case err != nil:
 		// A timeout leaves it unknown whether the broker stored it: the
-		// ambiguous outcome, until a later publish of the id tells (settle).
+		// ambiguous outcome, until a later publish of the id tells (settleAmbiguous).
 		rec.Outcome = history.PublishFailedStored
 		if errors.Is(err, nats.ErrNoResponders) || errors.Is(err, jetstream.ErrNoStreamResponse) {
 			rec.Outcome = history.PublishFailedClean
