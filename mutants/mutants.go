@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -327,14 +328,19 @@ var All = []Mutant{
 	},
 }
 
-// Lookup finds a mutant by name.
+// Lookup finds a mutant, of the catalog or a deep one, by name.
 func Lookup(name string) (Mutant, bool) {
-	for _, m := range All {
+	for _, m := range slices.Concat(All, Deep) {
 		if m.Name == name {
 			return m, true
 		}
 	}
 	return Mutant{}, false
+}
+
+// IsDeep reports whether the named mutant is one of the deep defects.
+func IsDeep(name string) bool {
+	return slices.ContainsFunc(Deep, func(m Mutant) bool { return m.Name == name })
 }
 
 // Overlay writes the mutated files and a `go build -overlay` file into dir and

@@ -248,7 +248,8 @@ func runBranching(intr *interrupts, workers []worker, tasks []task, f runFlags, 
 	defer cancel()
 	var all []reports.SeedResult
 	next := 0
-	for ctx.Err() == nil {
+	fired := ""
+	for ctx.Err() == nil && fired == "" {
 		branches, seeds := c.round(4*len(workers), tasks[next:])
 		if len(branches)+len(seeds) == 0 {
 			break
@@ -273,6 +274,9 @@ func runBranching(intr *interrupts, workers []worker, tasks []task, f runFlags, 
 			if !passed(o.run.Result) {
 				prog.fail(oneLineFailure(o.run.Result) + branchSuffix(o.run.Result))
 			}
+			if fired == "" {
+				fired = firedOneOf(o.run.Result, f.until)
+			}
 			c.observe(log, round[i], o.run.Moments)
 			o.run.Moments = nil
 			all = append(all, o.run.Result)
@@ -286,7 +290,11 @@ func runBranching(intr *interrupts, workers []worker, tasks []task, f runFlags, 
 		next += len(seeds)
 	}
 	prog.finish()
-	if rs.notRun() > 0 && !intr.interrupted() {
+	switch {
+	case rs.notRun() == 0 || intr.interrupted():
+	case fired != "":
+		rs.stopped = untilStop(fired)
+	default:
 		rs.stopped = budgetStop(f.budget)
 	}
 	return rs, all

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 	"time"
@@ -39,6 +40,7 @@ type exploreFlags struct {
 	out          string
 	branches     int
 	strategy     string
+	until        string
 }
 
 func newExploreCmd() *cobra.Command {
@@ -58,12 +60,15 @@ func newExploreCmd() *cobra.Command {
 	fl.IntVar(&f.count, "count", exploreSeedsPerDay, "seeds planned from the first (the budget usually stops sooner)")
 	fl.StringVar(&f.shard, "shard", "", "run only shard I of N (I/N, 1-based) of the planned seeds")
 	fl.IntVarP(&f.jobs, "jobs", "j", 2, "seeds run in parallel, one worker process each")
-	fl.DurationVar(&f.shrinkBudget, "shrink-budget", 2*time.Minute, "shrinking budget per bucket representative")
+	fl.DurationVar(&f.shrinkBudget, "shrink-budget", 2*time.Minute, "shrinking budget per bucket representative "+
+		"(0: no shrinking; the representative keeps its whole plan)")
 	fl.StringVar(&f.known, "known", "", "an earlier findings.json: its buckets are not new")
 	fl.StringVar(&f.out, "out", "simrun-explore", "directory for findings.json, summary.json, index.html and artifacts")
 	fl.IntVar(&f.branches, "branch", 0, "when a seed is the first to reach a moment (a fault in a job state, a state "+
 		"transition), continue it from that step as N branches with fresh randomness (0: no branching)")
 	fl.StringVar(&f.strategy, "strategy", "", strategyUsage)
+	fl.StringVar(&f.until, "until", "", "comma-separated checkers, or any: stop starting runs once a run fails with one "+
+		"of them (a hunt for one defect ends at its first kill)")
 	return cmd
 }
 
@@ -110,6 +115,10 @@ type Findings struct {
 	// fired in: how soon the campaign finds a defect that checker names,
 	// whichever checker the failure's bucket is named after.
 	FirstFired map[string]FirstFire `json:"first_fired,omitempty"`
+	// RunSeconds sums every run's time, the campaign's cost in CPU.
+	RunSeconds float64 `json:"run_seconds"`
+	// Until is the --until checker that stopped the campaign, if one did.
+	Until string `json:"until_fired,omitempty"`
 }
 
 // FirstFire is a checker's first failing run in a campaign.
@@ -151,8 +160,12 @@ func exploreCmd(cmd *cobra.Command, f exploreFlags) error {
 	if f.jobs < 1 {
 		return usageErrorf("-j %d: want at least 1", f.jobs)
 	}
-	if f.shrinkBudget <= 0 {
-		return usageErrorf("--shrink-budget: want a positive duration")
+	if f.shrinkBudget < 0 {
+		return usageErrorf("--shrink-budget: want a duration of 0 or more")
+	}
+	until, err := parseCheckerList(f.until)
+	if err != nil {
+		return usageErrorf("--until: %v", err)
 	}
 	if f.branches < 0 || f.branches > 1000 {
 		return usageErrorf("--branch %d: want 0..1000 branches per discovery", f.branches)
@@ -206,7 +219,7 @@ func exploreCmd(cmd *cobra.Command, f exploreFlags) error {
 	}
 	defer intr.release()
 	start := time.Now() // determinism-ok: wall time is a reported figure
-	rf := runFlags{budget: f.budget, allowIncomplete: true, maxArtifacts: 0}
+	rf := runFlags{budget: f.budget, allowIncomplete: true, maxArtifacts: 0, until: until}
 	var rs *seedRuns
 	var all, branched []reports.SeedResult // every run in the campaign's order; the branches
 	c := newCampaign(f.branches)
@@ -230,7 +243,7 @@ func exploreCmd(cmd *cobra.Command, f exploreFlags) error {
 	if intr.interrupted() {
 		sum.Interrupt(intr.signal())
 	} else if rs.stopped != "" {
-		sum.StoppedBy(rs.stopped, rs.stopped == budgetStop(f.budget))
+		sum.StoppedBy(rs.stopped, rs.stopped == budgetStop(f.budget) || strings.HasPrefix(rs.stopped, "--until"))
 	}
 	if err := writeOutputs(f.out, sum, ""); err != nil {
 		return &exitError{code: exitUsage, err: err}
@@ -247,6 +260,12 @@ func exploreCmd(cmd *cobra.Command, f exploreFlags) error {
 		}
 	}
 	found.FirstFired = firstFired(all)
+	for _, r := range all {
+		found.RunSeconds += r.WallSeconds
+		if found.Until == "" {
+			found.Until = firedOneOf(r, until)
+		}
+	}
 	if err := reports.WriteJSONAtomic(filepath.Join(f.out, "findings.json"), found); err != nil {
 		return &exitError{code: exitUsage, err: err}
 	}
@@ -264,6 +283,9 @@ func exploreCmd(cmd *cobra.Command, f exploreFlags) error {
 	if f.branches > 0 {
 		branching = fmt.Sprintf(" and %d branches from %d discoveries", found.BranchesRun, found.Discoveries)
 	}
+	if found.Until != "" {
+		branching += ", stopped as " + found.Until + " fired"
+	}
 	fmt.Fprintf(stdout, "explore: %d seeds%s in %s, %d failing, %d buckets (%d new); %s\n", found.SeedsRun, branching,
 		wall.Round(time.Second), found.Failing, len(found.Findings), fresh, filepath.Join(f.out, "findings.json"))
 	if intr.interrupted() {
@@ -274,6 +296,27 @@ func exploreCmd(cmd *cobra.Command, f exploreFlags) error {
 	}
 	return nil
 }
+
+// parseCheckerList reads a comma-separated list of checker names.
+func parseCheckerList(s string) ([]string, error) {
+	if s == "" {
+		return nil, nil
+	}
+	if s == anyChecker {
+		return []string{anyChecker}, nil
+	}
+	var out []string
+	for _, name := range strings.Split(s, ",") {
+		name = strings.TrimSpace(name)
+		if !checkerName.MatchString(name) {
+			return nil, fmt.Errorf("%q is not a checker name (lower case, digits and _)", name)
+		}
+		out = append(out, name)
+	}
+	return out, nil
+}
+
+var checkerName = regexp.MustCompile(`^[a-z][a-z0-9_]*$`)
 
 func orAll(s string) string {
 	if s == "" {
@@ -360,7 +403,7 @@ func shrinkRepresentative(r reports.SeedResult, f exploreFlags) Finding {
 	}
 	deadline := time.Now().Add(f.shrinkBudget) // determinism-ok: a wall-clock budget on the CLI
 	minimal, complete := o.Plan, false
-	if fails(o.Plan) {
+	if f.shrinkBudget > 0 && fails(o.Plan) {
 		minimal, complete = ddmin(o.Plan, fails, func() bool { return time.Now().After(deadline) }) // determinism-ok: budget
 	}
 	fd.Complete = complete

@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -22,6 +23,7 @@ import (
 	"github.com/dispatchsim/dispatchsim/mutants"
 	"github.com/dispatchsim/dispatchsim/reports"
 	"github.com/dispatchsim/dispatchsim/scenarios"
+	"github.com/dispatchsim/dispatchsim/sim"
 )
 
 // offsetStride separates the seed offsets of a mutants run: far above every
@@ -48,6 +50,10 @@ type mutantsFlags struct {
 	catalog    bool
 	out        string
 	json       bool
+	deep       bool
+	hunt       string
+	huntFlags  huntFlags
+	huntFrom   string
 }
 
 func newMutantsCmd() *cobra.Command {
@@ -83,6 +89,15 @@ func newMutantsCmd() *cobra.Command {
 		"(a switch case's expression, which the tool maps to no block) is run")
 	fl.StringVar(&f.toolOnly, "tool-only", "", "run only the tool mutants whose site (engine/file.go:line:column TYPE) "+
 		"matches this regular expression; the others are left out of the run and its counts")
+	fl.BoolVar(&f.deep, "deep", false, "also run the deep defects (two rare events in a row; outside the score and the gate)")
+	fl.StringVar(&f.hunt, "hunt", "", "also hunt each mutant (catalog, deep, and tool survivors) with explore campaigns on "+
+		"the swarm, one per mode and first seed, until a checker it names fires: comma-separated modes seeds "+
+		"(independent seeds), branch (branching from rare moments), or a strategy (pct, pct:D, swarm)")
+	fl.DurationVar(&f.huntFlags.budget, "hunt-budget", 100*time.Second, "with --hunt: one campaign's budget")
+	fl.IntVar(&f.huntFlags.starts, "hunt-starts", 3, fmt.Sprintf("with --hunt: campaigns per mode, from first seeds "+
+		"%d apart, for the medians", huntStride))
+	fl.StringVar(&f.huntFrom, "hunt-from", "7000000", "with --hunt: the first campaign's first seed")
+	fl.IntVar(&f.huntFlags.branches, "hunt-branches", 8, "with --hunt: the branch mode's branches per discovery")
 	fl.StringVar(&f.out, "out", "simrun-mutants", "directory for mutants.json and mutants.html")
 	fl.BoolVar(&f.json, "json", false, "print mutants.json to stdout instead of the table")
 	return cmd
@@ -111,6 +126,9 @@ func mutantsCmd(cmd *cobra.Command, f mutantsFlags) error {
 	}
 	if f.seeds != "" && f.scenario == "" {
 		return usageErrorf("--seeds needs --scenario")
+	}
+	if err := f.parseHunt(cmd); err != nil {
+		return usageErrorf("%v", err)
 	}
 	suiteName := f.suite
 	if f.scenario != "" && !cmd.Flags().Changed("suite") {
@@ -173,6 +191,12 @@ func mutantsCmd(cmd *cobra.Command, f mutantsFlags) error {
 		Date:    time.Now().UTC().Format(time.RFC3339), // determinism-ok: a report's date
 		Command: "simrun " + strings.Join(os.Args[1:], " "), Suite: suite.Name, System: defaultSystem(), Jobs: f.jobs, Offsets: offsets,
 		WallSeconds: time.Since(start).Seconds()} // determinism-ok: figure
+	for _, m := range f.huntFlags.modes {
+		sum.HuntModes = append(sum.HuntModes, m.name)
+	}
+	if len(sum.HuntModes) > 0 {
+		sum.HuntBudget = f.huntFlags.budget.Seconds()
+	}
 	for _, j := range jobs {
 		sum.Mutants = append(sum.Mutants, j.result)
 	}
@@ -207,6 +231,9 @@ func collectMutants(f mutantsFlags) ([]*mutantJob, error) {
 	if !f.catalog {
 		catalog = nil
 	}
+	if f.deep {
+		catalog = append(slices.Clone(catalog), mutants.Deep...)
+	}
 	if f.only != "" {
 		catalog = nil
 		for _, name := range strings.Split(f.only, ",") {
@@ -218,7 +245,11 @@ func collectMutants(f mutantsFlags) ([]*mutantJob, error) {
 		}
 	}
 	for _, m := range catalog {
-		j := &mutantJob{mutant: m, result: reports.MutantResult{Name: m.Name, Kind: "catalog",
+		kind := "catalog"
+		if mutants.IsDeep(m.Name) {
+			kind = reports.Deep
+		}
+		j := &mutantJob{mutant: m, result: reports.MutantResult{Name: m.Name, Kind: kind,
 			Origin: m.Origin, Description: m.Description, Expected: m.Catches}}
 		if m.Absorbed != nil {
 			// Its evidence is an engine test (mutants' TestAbsorbedMutantsAreEquivalent), not a run.
@@ -324,6 +355,39 @@ func runMutant(j *mutantJob, suite scenarios.Suite, offsets []uint64, f mutantsF
 	if r.Status == reports.MutantSurvived {
 		r.Reason = fmt.Sprintf("%d seeds passed", r.Runs[0].SeedsRun)
 	}
+	if len(f.huntFlags.modes) > 0 && (r.Kind != mutants.Gremlins || r.Status == reports.MutantSurvived) {
+		r.Hunts = huntMutant(bin, dir, j.mutant.Catches, f.huntFlags)
+	}
+}
+
+// parseHunt checks the --hunt flags.
+func (f *mutantsFlags) parseHunt(cmd *cobra.Command) error {
+	if f.hunt == "" {
+		for _, name := range []string{"hunt-budget", "hunt-starts", "hunt-from", "hunt-branches"} {
+			if cmd.Flags().Changed(name) {
+				return fmt.Errorf("--%s needs --hunt", name)
+			}
+		}
+		return nil
+	}
+	h := &f.huntFlags
+	switch {
+	case h.budget <= 0:
+		return fmt.Errorf("--hunt-budget %s: want a positive duration", h.budget)
+	case h.starts < 1 || h.starts > 100:
+		return fmt.Errorf("--hunt-starts %d: want 1..100", h.starts)
+	case h.branches < 1 || h.branches > 1000:
+		return fmt.Errorf("--hunt-branches %d: want 1..1000", h.branches)
+	}
+	from, err := sim.ParseSeed(f.huntFrom)
+	if err != nil {
+		return fmt.Errorf("--hunt-from: %v", err)
+	}
+	h.from = from
+	if h.modes, err = parseHuntModes(f.hunt, h.branches); err != nil {
+		return fmt.Errorf("--hunt: %v", err)
+	}
+	return nil
 }
 
 // buildOverlaid builds simrun from root with the mutant's edits overlaid.
@@ -480,4 +544,38 @@ func printKillTable(w io.Writer, s *reports.MutantsSummary, out string) {
 	}
 	fmt.Fprintf(w, "score %.1f%% (%s) in %.0fs with -j %d; * killed, not by a checker the mutant names; %s\n",
 		100*s.Score, strings.Join(counts, ", "), s.WallSeconds, s.Jobs, filepath.Join(out, "mutants.json"))
+	printHuntTable(w, s)
+}
+
+// printHuntTable prints, per hunted mutant, each mode's median runs and run
+// seconds to the first kill, its kills, and the first mode's median seconds
+// over its own.
+func printHuntTable(w io.Writer, s *reports.MutantsSummary) {
+	if len(s.HuntModes) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "\nhunts on the swarm, %s each: median runs / run seconds to the first kill (kills of hunts), "+
+		"and %s's median seconds over the mode's\n", time.Duration(s.HuntBudget*float64(time.Second)), s.HuntModes[0])
+	header := fmt.Sprintf("%-42s", "mutant")
+	for _, m := range s.HuntModes {
+		header += fmt.Sprintf(" %-30s", m)
+	}
+	fmt.Fprintln(w, strings.TrimRight(header, " "))
+	for _, m := range s.Mutants {
+		if len(m.Hunts) == 0 {
+			continue
+		}
+		line := fmt.Sprintf("%-42s", m.Name)
+		for i, h := range m.Hunts {
+			cell := "none"
+			if h.Median {
+				cell = fmt.Sprintf("%.0f / %.1fs", h.MedianRuns, h.MedianSeconds)
+				if base := m.Hunts[0]; i > 0 && base.Median && h.MedianSeconds > 0 {
+					cell += fmt.Sprintf(" %.1fx", base.MedianSeconds/h.MedianSeconds)
+				}
+			}
+			line += fmt.Sprintf(" %-30s", fmt.Sprintf("%s (%d/%d)", cell, h.Kills, len(h.Hunts)))
+		}
+		fmt.Fprintln(w, strings.TrimRight(line, " "))
+	}
 }

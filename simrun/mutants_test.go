@@ -27,6 +27,15 @@ func TestMutantsAndExploreRejectBadInput(t *testing.T) {
 		{"explore", "--budget", "1m", "--from", "x"},
 		{"explore", "--budget", "1m", "--shard", "3/2"},
 		{"explore", "--budget", "1m", "--known", "/no/such/findings.json"},
+		{"explore", "--budget", "1m", "--until", "Exactly-Once"},
+		{"explore", "--budget", "1m", "--shrink-budget", "-1s"},
+		{"mutants", "--root", "..", "--hunt-budget", "1m"},
+		{"mutants", "--root", "..", "--hunt", "seeds,bogus"},
+		{"mutants", "--root", "..", "--hunt", "seeds,seeds"},
+		{"mutants", "--root", "..", "--hunt", "uniform"},
+		{"mutants", "--root", "..", "--hunt", "branch", "--hunt-branches", "0"},
+		{"mutants", "--root", "..", "--hunt", "seeds", "--hunt-starts", "0"},
+		{"mutants", "--root", "..", "--hunt", "seeds", "--hunt-from", "-3"},
 	} {
 		var stdout, stderr bytes.Buffer
 		code := run(args, strings.NewReader(""), &stdout, &stderr)
@@ -43,4 +52,16 @@ func TestMutantsToolOnlyMustCompile(t *testing.T) {
 		strings.NewReader(""), &stdout, &stderr)
 	require.Equal(t, exitUsage, code)
 	require.Contains(t, stderr.String(), "--tool-only: error parsing regexp")
+}
+
+// The modes of --hunt: seeds and branch, and a strategy as independent seeds
+// under it; branch takes --hunt-branches.
+func TestParseHuntModes(t *testing.T) {
+	got, err := parseHuntModes("seeds, branch,pct:5", 8)
+	require.NoError(t, err)
+	require.Equal(t, []huntMode{{name: "seeds"}, {name: "branch", branches: 8}, {name: "pct:5", strategy: "pct:5"}}, got)
+	for _, bad := range []string{"", "seeds,", "pct:99", "branch,branch"} {
+		_, err := parseHuntModes(bad, 8)
+		require.Error(t, err, bad)
+	}
 }

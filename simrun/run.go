@@ -15,6 +15,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/dispatchsim/dispatchsim/checker"
 	"github.com/dispatchsim/dispatchsim/reports"
 	"github.com/dispatchsim/dispatchsim/scenarios"
 	"github.com/dispatchsim/dispatchsim/sut"
@@ -38,6 +39,9 @@ type runFlags struct {
 	discardPrevious bool
 	strategy        string
 	live            liveFlags
+	// until stops starting runs once a run fails with one of these
+	// checkers (explore --until): a hunt for one defect ends at its kill.
+	until []string
 }
 
 // defaultMaxArtifacts bounds the failing seeds that get a folder of
@@ -259,7 +263,7 @@ func runSeeds(intr *interrupts, workers []worker, tasks []task, f runFlags, prog
 				prog.fail("simrun: further failures are counted, and grouped at the end")
 			}
 			live++
-			if f.failFast {
+			if f.failFast || firedOneOf(run.Result, f.until) != "" {
 				cancel()
 			}
 		}
@@ -270,6 +274,8 @@ func runSeeds(intr *interrupts, workers []worker, tasks []task, f runFlags, prog
 	case intr.interrupted():
 	case f.failFast && live > 0 && rs.notRun() > 0:
 		rs.stopped = "--fail-fast after the first failing seed"
+	case len(f.until) > 0 && rs.notRun() > 0 && rs.untilFired(f.until) != "":
+		rs.stopped = untilStop(rs.untilFired(f.until))
 	case died && rs.notRun() > 0:
 		rs.stopped = "a worker process died"
 	case rs.notRun() > 0 && f.budget > 0 && ctx.Err() != nil:
@@ -286,6 +292,37 @@ func oneLineFailure(r reports.SeedResult) string {
 		what = v.Checker + ": " + v.Message
 	}
 	return fmt.Sprintf("FAIL %s seed %d (%s) %s", r.Scenario, r.Seed, r.Verdict, what)
+}
+
+// anyChecker, alone in --until, is every checker.
+const anyChecker = "any"
+
+// firedOneOf is the first of checkers that fired in r (outside the
+// environment layer: a broken store is not the defect hunted), or "".
+func firedOneOf(r reports.SeedResult, checkers []string) string {
+	if len(checkers) == 0 || passed(r) {
+		return ""
+	}
+	for _, v := range r.Violations {
+		if v.Layer != string(checker.LayerEnvironment) && (slices.Contains(checkers, v.Checker) || checkers[0] == anyChecker) {
+			return v.Checker
+		}
+	}
+	return ""
+}
+
+func untilStop(fired string) string { return "--until: " + fired + " fired" }
+
+// untilFired is the --until checker that fired in the runs, or "".
+func (rs *seedRuns) untilFired(checkers []string) string {
+	for _, d := range rs.done {
+		if d != nil {
+			if c := firedOneOf(d.Result, checkers); c != "" {
+				return c
+			}
+		}
+	}
+	return ""
 }
 
 func (rs *seedRuns) notRun() int {
