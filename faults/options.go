@@ -2,6 +2,7 @@ package faults
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -209,6 +210,26 @@ func Swarm(rng *rand.Rand) Options {
 		if k.Timing == AtPoint {
 			ko.Probability = k.Defaults.Probability * math.Exp2(-5*scale)
 		}
+		o = o.Enable(k, ko)
+	}
+	return o
+}
+
+// Rarer scales the probability of every AtPoint kind that is on by f (0 < f
+// <= 1): a world whose faults are as rare as production's, where a defect
+// that needs two faults in a row is rare too. Window and Setup kinds are left
+// as they are: they happen once a run, when they are on.
+func (o Options) Rarer(f float64) Options {
+	for _, name := range slices.Sorted(maps.Keys(o.Kinds)) {
+		k, ok := registry[name]
+		if !ok || k.Timing != AtPoint {
+			continue
+		}
+		ko := o.Kinds[name]
+		if ko.Probability == 0 {
+			ko.Probability = k.Defaults.Probability
+		}
+		ko.Probability *= f
 		o = o.Enable(k, ko)
 	}
 	return o

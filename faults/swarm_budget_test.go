@@ -186,3 +186,27 @@ func TestFocusedBranchFavoursItsJob(t *testing.T) {
 	require.InDelta(t, 2500, countFired(in, points("j-1"))["AckLost"], 200, "capped at one half")
 	require.Equal(t, "10/1@j-1", in.Plan().Branch, "the plan keeps the focus")
 }
+
+// Rarer divides every point kind's probability, a default one too, and
+// leaves the kinds that happen once a run, and which kinds are on, alone.
+func TestRarerScalesPointKindsOnly(t *testing.T) {
+	for s := uint64(1); s <= 50; s++ {
+		o := swarmOf(s)
+		o.Kinds[PublishFailsClean.Name] = KindOptions{} // a default probability is scaled too
+		r := o.Rarer(1.0 / 16)
+		require.NoError(t, r.Validate())
+		require.Len(t, r.Kinds, len(o.Kinds), "the same kinds on")
+		for name, ko := range o.Kinds {
+			k, _ := Lookup(name)
+			got := r.Kinds[name].Probability
+			switch {
+			case k.Timing != AtPoint:
+				require.Equal(t, ko, r.Kinds[name], name)
+			case ko.Probability == 0:
+				require.InDelta(t, k.Defaults.Probability/16, got, 1e-12, name)
+			default:
+				require.InDelta(t, ko.Probability/16, got, 1e-12, name)
+			}
+		}
+	}
+}

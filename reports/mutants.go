@@ -164,10 +164,11 @@ type MutantsSummary struct {
 	Offsets    []uint64   `json:"offsets"`
 	// HuntModes name the search modes each mutant was hunted with, and
 	// HuntBudget bounds one hunt (mutants --hunt).
-	HuntModes  []string       `json:"hunt_modes,omitempty"`
-	HuntBudget float64        `json:"hunt_budget_seconds,omitempty"`
-	Mutants    []MutantResult `json:"mutants"`
-	Counts     map[string]int `json:"counts"`
+	HuntModes    []string       `json:"hunt_modes,omitempty"`
+	HuntBudget   float64        `json:"hunt_budget_seconds,omitempty"`
+	HuntScenario string         `json:"hunt_scenario,omitempty"`
+	Mutants      []MutantResult `json:"mutants"`
+	Counts       map[string]int `json:"counts"`
 	// Score is killed / (killed + survived); the other statuses are beside it.
 	Score       float64 `json:"score"`
 	WallSeconds float64 `json:"wall_seconds"`

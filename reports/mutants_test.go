@@ -64,7 +64,7 @@ func TestHuntMediansAndTable(t *testing.T) {
 	require.False(t, pct.Median)
 	require.Zero(t, pct.MedianRuns)
 
-	s := &MutantsSummary{Suite: "release", HuntModes: []string{"seeds", "branch", "pct"}, HuntBudget: 100,
+	s := &MutantsSummary{Suite: "release", HuntModes: []string{"seeds", "branch", "pct"}, HuntBudget: 100, HuntScenario: "sparse-swarm",
 		Mutants: []MutantResult{{Name: "deep-one", Kind: Deep, Status: MutantSurvived, Hunts: []HuntMode{seeds, branch, pct}},
 			{Name: "a", Kind: "catalog", Status: MutantKilled}}}
 	s.Tally()
@@ -75,6 +75,7 @@ func TestHuntMediansAndTable(t *testing.T) {
 	require.NoError(t, WriteMutantsHTML(&page, s))
 	html := page.String()
 	require.Contains(t, html, `id="hunts"`)
+	require.Contains(t, html, "on sparse-swarm, once")
 	require.Contains(t, html, "200 runs · 8.00s")
 	require.Contains(t, html, "<b>5.3x</b>", "seeds' median seconds over branch's")
 	require.Contains(t, html, "no median<br><small>1/3 killed")

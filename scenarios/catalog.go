@@ -21,6 +21,10 @@ func often(p float64, kinds ...faults.Kind) func(faults.Options) faults.Options 
 	}
 }
 
+// sparseFactor is how much rarer sparse-swarm's point faults are than the
+// swarm's.
+const sparseFactor = 16
+
 // All is every scenario, in catalog order.
 func All() []Scenario {
 	return []Scenario{
@@ -254,6 +258,16 @@ func All() []Scenario {
 			Swarm:       true,
 			World:       World{Workload: &sim.Workload{Jobs: 30, StatusReads: 20, CancelRate: 0.05, Runs: 8, RunLimit: 2}},
 			Seeds:       SeedRange{First: 9000, Count: 16},
+		},
+		{
+			Name:   "sparse-swarm",
+			Source: "exploratory",
+			Description: "the swarm with every point fault 16 times rarer, as in production: a defect that needs two " +
+				"faults in a row is then rare too, the case exploration that branches from rare moments is for",
+			Swarm:   true,
+			Options: func(o faults.Options) faults.Options { return o.Rarer(1.0 / sparseFactor) },
+			World:   World{Workload: &sim.Workload{Jobs: 30, StatusReads: 20, CancelRate: 0.05, Runs: 8, RunLimit: 2}},
+			Seeds:   SeedRange{First: 9200, Count: 8},
 		},
 		{
 			Name:   "world-swarm",

@@ -199,7 +199,11 @@ func (r SeedRange) Seeds() []uint64 {
 // FaultOptions returns the scenario's fault options for a seed.
 func (s Scenario) FaultOptions(seed uint64) faults.Options {
 	if s.Swarm {
-		return faults.Swarm(sim.SeedTree{Root: seed}.Child("swarm"))
+		o := faults.Swarm(sim.SeedTree{Root: seed}.Child("swarm"))
+		if s.Options != nil {
+			o = s.Options(o) // tunes the drawn mix (sparse-swarm's rarer faults)
+		}
+		return o
 	}
 	o := faults.Only(s.Faults...)
 	if s.Options != nil {

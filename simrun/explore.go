@@ -41,13 +41,14 @@ type exploreFlags struct {
 	branches     int
 	strategy     string
 	until        string
+	scenario     string
 }
 
 func newExploreCmd() *cobra.Command {
 	var f exploreFlags
 	cmd := &cobra.Command{
 		Use: "explore",
-		Short: "Run fresh swarm seeds until a budget, bucket the failures by signature, shrink one per bucket and " +
+		Short: "Run fresh seeds of the swarm (or --scenario) until a budget, bucket the failures by signature, shrink one per bucket and " +
 			"write findings.json (and summary.json for report merge); exit 1 when a new finding turns up",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return exploreCmd(cmd, f) },
@@ -67,6 +68,8 @@ func newExploreCmd() *cobra.Command {
 	fl.IntVar(&f.branches, "branch", 0, "when a seed is the first to reach a moment (a fault in a job state, a state "+
 		"transition), continue it from that step as N branches with fresh randomness (0: no branching)")
 	fl.StringVar(&f.strategy, "strategy", "", strategyUsage)
+	fl.StringVar(&f.scenario, "scenario", "swarm", "scenario whose fresh seeds to run: swarm, sparse-swarm (point "+
+		"faults as rare as production's), world-swarm, or any other")
 	fl.StringVar(&f.until, "until", "", "comma-separated checkers, or any: stop starting runs once a run fails with one "+
 		"of them (a hunt for one defect ends at its first kill)")
 	return cmd
@@ -167,6 +170,10 @@ func exploreCmd(cmd *cobra.Command, f exploreFlags) error {
 	if err != nil {
 		return usageErrorf("--until: %v", err)
 	}
+	sc, ok := scenarios.Lookup(f.scenario)
+	if !ok {
+		return usageErrorf("--scenario %q: no such scenario (simrun list)", f.scenario)
+	}
 	if f.branches < 0 || f.branches > 1000 {
 		return usageErrorf("--branch %d: want 0..1000 branches per discovery", f.branches)
 	}
@@ -202,8 +209,7 @@ func exploreCmd(cmd *cobra.Command, f exploreFlags) error {
 	if err := ensureWritableDir(f.out); err != nil {
 		return usageErrorf("--out %s: %v", f.out, err)
 	}
-	swarm, _ := scenarios.Lookup("swarm")
-	sel := selection{Name: "explore", Cases: []scenarios.Case{{Scenario: swarm,
+	sel := selection{Name: "explore", Cases: []scenarios.Case{{Scenario: sc,
 		Seeds: scenarios.SeedRange{First: first, Count: f.count}.Seeds()}}, Custom: []bool{true}}
 	tasks := sel.tasks(sh)
 	sys, _ := lookupSystem(defaultSystem())
@@ -211,7 +217,7 @@ func exploreCmd(cmd *cobra.Command, f exploreFlags) error {
 		tasks[i].System, tasks[i].Strategy = defaultSystem(), f.strategy
 	}
 	stdout, stderr := cmd.OutOrStdout(), cmd.ErrOrStderr()
-	fmt.Fprintf(stderr, "explore: swarm seeds from %d (%s), shard %s, budget %s\n", first, day.Format(time.DateOnly),
+	fmt.Fprintf(stderr, "explore: %s seeds from %d (%s), shard %s, budget %s\n", sc.Name, first, day.Format(time.DateOnly),
 		orAll(sh.String()), f.budget)
 	workers, intr, err := startRun(stderr, f.out, false, min(f.jobs, len(tasks)))
 	if err != nil {

@@ -56,6 +56,7 @@ func parseHuntModes(s string, branches int) ([]huntMode, error) {
 
 // huntFlags bound the hunts of a mutants run.
 type huntFlags struct {
+	scenario string
 	modes    []huntMode
 	budget   time.Duration
 	starts   int
@@ -71,7 +72,7 @@ func huntMutant(bin, dir string, catches []string, h huntFlags) []reports.HuntMo
 		for k := range h.starts {
 			from := h.from + uint64(k)*huntStride
 			hm.Hunts = append(hm.Hunts, hunt(bin, filepath.Join(dir, fmt.Sprintf("hunt-%s-%d", m.name, k)), m, from,
-				catches, h.budget))
+				catches, h))
 		}
 		hm.Summarize()
 		out = append(out, hm)
@@ -81,14 +82,14 @@ func huntMutant(bin, dir string, catches []string, h huntFlags) []reports.HuntMo
 
 // hunt is one explore campaign of the mutant's binary, stopped at the first
 // run a checker the mutant names fails; the kill is read from findings.json.
-func hunt(bin, out string, m huntMode, from uint64, catches []string, budget time.Duration) reports.Hunt {
-	h := reports.Hunt{From: from}
+func hunt(bin, out string, m huntMode, from uint64, catches []string, h huntFlags) reports.Hunt {
+	run := reports.Hunt{From: from}
 	until := strings.Join(catches, ",")
 	if until == "" {
 		until = anyChecker // a tool mutant names no checker: any failure kills it
 	}
-	args := []string{"explore", "--from", strconv.FormatUint(from, 10), "--budget", budget.String(), "-j", "1",
-		"--shrink-budget", "0", "--until", until, "--out", out}
+	args := []string{"explore", "--scenario", h.scenario, "--from", strconv.FormatUint(from, 10), "--budget",
+		h.budget.String(), "-j", "1", "--shrink-budget", "0", "--until", until, "--out", out}
 	if m.branches > 0 {
 		args = append(args, "--branch", strconv.Itoa(m.branches))
 	}
@@ -100,8 +101,8 @@ func hunt(bin, out string, m huntMode, from uint64, catches []string, budget tim
 	// explore exits 1 when it finds something: that is the hunt working.
 	var exit *exec.ExitError
 	if err := cmd.Run(); err != nil && !(errors.As(err, &exit) && exit.ExitCode() == exitSafety) {
-		h.Error = oneLine(err.Error())
-		return h
+		run.Error = oneLine(err.Error())
+		return run
 	}
 	b, err := os.ReadFile(filepath.Join(out, "findings.json"))
 	var found Findings
@@ -109,22 +110,22 @@ func hunt(bin, out string, m huntMode, from uint64, catches []string, budget tim
 		err = json.Unmarshal(b, &found)
 	}
 	if err != nil {
-		h.Error = "findings.json: " + oneLine(err.Error())
-		return h
+		run.Error = "findings.json: " + oneLine(err.Error())
+		return run
 	}
-	h.Runs, h.Seconds = found.SeedsRun+found.BranchesRun, found.RunSeconds
+	run.Runs, run.Seconds = found.SeedsRun+found.BranchesRun, found.RunSeconds
 	if len(catches) == 0 && found.Until != "" {
 		catches = []string{found.Until}
 	}
 	for _, c := range catches {
 		ff, ok := found.FirstFired[c]
-		if ok && (!h.Killed || ff.Run < h.Runs) {
-			h.Killed, h.Checker, h.Runs, h.Seconds = true, c, ff.Run, ff.Seconds
-			h.Key = "seed " + strconv.FormatUint(ff.Seed, 10)
+		if ok && (!run.Killed || ff.Run < run.Runs) {
+			run.Killed, run.Checker, run.Runs, run.Seconds = true, c, ff.Run, ff.Seconds
+			run.Key = "seed " + strconv.FormatUint(ff.Seed, 10)
 			if ff.Branch != "" {
-				h.Key += " branch " + ff.Branch
+				run.Key += " branch " + ff.Branch
 			}
 		}
 	}
-	return h
+	return run
 }

@@ -91,11 +91,13 @@ func newMutantsCmd() *cobra.Command {
 		"matches this regular expression; the others are left out of the run and its counts")
 	fl.BoolVar(&f.deep, "deep", false, "also run the deep defects (two rare events in a row; outside the score and the gate)")
 	fl.StringVar(&f.hunt, "hunt", "", "also hunt each mutant (catalog, deep, and tool survivors) with explore campaigns on "+
-		"the swarm, one per mode and first seed, until a checker it names fires: comma-separated modes seeds "+
+		"--hunt-scenario, one per mode and first seed, until a checker it names fires: comma-separated modes seeds "+
 		"(independent seeds), branch (branching from rare moments), or a strategy (pct, pct:D, swarm)")
 	fl.DurationVar(&f.huntFlags.budget, "hunt-budget", 100*time.Second, "with --hunt: one campaign's budget")
 	fl.IntVar(&f.huntFlags.starts, "hunt-starts", 3, fmt.Sprintf("with --hunt: campaigns per mode, from first seeds "+
 		"%d apart, for the medians", huntStride))
+	fl.StringVar(&f.huntFlags.scenario, "hunt-scenario", "swarm", "with --hunt: the scenario the campaigns draw fresh "+
+		"seeds of (sparse-swarm: point faults as rare as production's)")
 	fl.StringVar(&f.huntFrom, "hunt-from", "7000000", "with --hunt: the first campaign's first seed")
 	fl.IntVar(&f.huntFlags.branches, "hunt-branches", 8, "with --hunt: the branch mode's branches per discovery")
 	fl.StringVar(&f.out, "out", "simrun-mutants", "directory for mutants.json and mutants.html")
@@ -195,7 +197,7 @@ func mutantsCmd(cmd *cobra.Command, f mutantsFlags) error {
 		sum.HuntModes = append(sum.HuntModes, m.name)
 	}
 	if len(sum.HuntModes) > 0 {
-		sum.HuntBudget = f.huntFlags.budget.Seconds()
+		sum.HuntBudget, sum.HuntScenario = f.huntFlags.budget.Seconds(), f.huntFlags.scenario
 	}
 	for _, j := range jobs {
 		sum.Mutants = append(sum.Mutants, j.result)
@@ -363,7 +365,7 @@ func runMutant(j *mutantJob, suite scenarios.Suite, offsets []uint64, f mutantsF
 // parseHunt checks the --hunt flags.
 func (f *mutantsFlags) parseHunt(cmd *cobra.Command) error {
 	if f.hunt == "" {
-		for _, name := range []string{"hunt-budget", "hunt-starts", "hunt-from", "hunt-branches"} {
+		for _, name := range []string{"hunt-budget", "hunt-starts", "hunt-from", "hunt-branches", "hunt-scenario"} {
 			if cmd.Flags().Changed(name) {
 				return fmt.Errorf("--%s needs --hunt", name)
 			}
@@ -378,6 +380,9 @@ func (f *mutantsFlags) parseHunt(cmd *cobra.Command) error {
 		return fmt.Errorf("--hunt-starts %d: want 1..100", h.starts)
 	case h.branches < 1 || h.branches > 1000:
 		return fmt.Errorf("--hunt-branches %d: want 1..1000", h.branches)
+	}
+	if _, ok := scenarios.Lookup(h.scenario); !ok {
+		return fmt.Errorf("--hunt-scenario %q: no such scenario (simrun list)", h.scenario)
 	}
 	from, err := sim.ParseSeed(f.huntFrom)
 	if err != nil {
@@ -554,8 +559,9 @@ func printHuntTable(w io.Writer, s *reports.MutantsSummary) {
 	if len(s.HuntModes) == 0 {
 		return
 	}
-	fmt.Fprintf(w, "\nhunts on the swarm, %s each: median runs / run seconds to the first kill (kills of hunts), "+
-		"and %s's median seconds over the mode's\n", time.Duration(s.HuntBudget*float64(time.Second)), s.HuntModes[0])
+	fmt.Fprintf(w, "\nhunts on %s, %s each: median runs / run seconds to the first kill (kills of hunts), "+
+		"and %s's median seconds over the mode's\n", s.HuntScenario, time.Duration(s.HuntBudget*float64(time.Second)),
+		s.HuntModes[0])
 	header := fmt.Sprintf("%-42s", "mutant")
 	for _, m := range s.HuntModes {
 		header += fmt.Sprintf(" %-30s", m)

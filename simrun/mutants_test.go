@@ -36,6 +36,9 @@ func TestMutantsAndExploreRejectBadInput(t *testing.T) {
 		{"mutants", "--root", "..", "--hunt", "branch", "--hunt-branches", "0"},
 		{"mutants", "--root", "..", "--hunt", "seeds", "--hunt-starts", "0"},
 		{"mutants", "--root", "..", "--hunt", "seeds", "--hunt-from", "-3"},
+		{"mutants", "--root", "..", "--hunt", "seeds", "--hunt-scenario", "no-such-scenario"},
+		{"mutants", "--root", "..", "--hunt-scenario", "sparse-swarm"},
+		{"explore", "--budget", "1m", "--scenario", "no-such-scenario"},
 	} {
 		var stdout, stderr bytes.Buffer
 		code := run(args, strings.NewReader(""), &stdout, &stderr)
