@@ -84,6 +84,8 @@ type HuntMode struct {
 	Mode  string `json:"mode"`
 	Hunts []Hunt `json:"hunts"`
 	Kills int    `json:"kills"`
+	// Errors count hunts that could not run: not survivals, not kills.
+	Errors int `json:"errors,omitempty"`
 	// The medians count a hunt that did not kill as longer than any that
 	// did: with half or more of them unkilled there is no median (Median
 	// false).
@@ -94,9 +96,12 @@ type HuntMode struct {
 
 // Summarize counts the kills and takes the medians.
 func (h *HuntMode) Summarize() {
-	h.Kills = 0
+	h.Kills, h.Errors = 0, 0
 	var runs, secs []float64
 	for _, x := range h.Hunts {
+		if x.Error != "" {
+			h.Errors++
+		}
 		r, s := math.Inf(1), math.Inf(1)
 		if x.Killed {
 			h.Kills++

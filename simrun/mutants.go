@@ -580,7 +580,11 @@ func printHuntTable(w io.Writer, s *reports.MutantsSummary) {
 					cell += fmt.Sprintf(" %.1fx", base.MedianSeconds/h.MedianSeconds)
 				}
 			}
-			line += fmt.Sprintf(" %-30s", fmt.Sprintf("%s (%d/%d)", cell, h.Kills, len(h.Hunts)))
+			tally := fmt.Sprintf("%d/%d", h.Kills, len(h.Hunts))
+			if h.Errors > 0 {
+				tally += fmt.Sprintf(", %d could not run", h.Errors)
+			}
+			line += fmt.Sprintf(" %-30s", fmt.Sprintf("%s (%s)", cell, tally))
 		}
 		fmt.Fprintln(w, strings.TrimRight(line, " "))
 	}
