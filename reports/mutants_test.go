@@ -79,4 +79,10 @@ func TestHuntMediansAndTable(t *testing.T) {
 	require.Contains(t, html, "200 runs · 8.00s")
 	require.Contains(t, html, "<b>5.3x</b>", "seeds' median seconds over branch's")
 	require.Contains(t, html, "no median<br><small>1/3 killed")
+
+	s.Mutants = s.Mutants[:1]
+	s.Tally()
+	page.Reset()
+	require.NoError(t, WriteMutantsHTML(&page, s))
+	require.Contains(t, page.String(), "deep defects, outside the score", "no score of deep defects alone")
 }

@@ -547,8 +547,12 @@ func printKillTable(w io.Writer, s *reports.MutantsSummary, out string) {
 			counts = append(counts, fmt.Sprintf("%s %d", st, n))
 		}
 	}
-	fmt.Fprintf(w, "score %.1f%% (%s) in %.0fs with -j %d; * killed, not by a checker the mutant names; %s\n",
-		100*s.Score, strings.Join(counts, ", "), s.WallSeconds, s.Jobs, filepath.Join(out, "mutants.json"))
+	score := fmt.Sprintf("score %.1f%% (%s)", 100*s.Score, strings.Join(counts, ", "))
+	if len(counts) == 0 {
+		score = "no score (deep defects only: they stay out of it)"
+	}
+	fmt.Fprintf(w, "%s in %.0fs with -j %d; * killed, not by a checker the mutant names; %s\n",
+		score, s.WallSeconds, s.Jobs, filepath.Join(out, "mutants.json"))
 	printHuntTable(w, s)
 }
 
