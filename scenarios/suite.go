@@ -172,6 +172,12 @@ var regressions = []pinned{
 	// 707048, the withheld-dispatch count) blamed the engine for a writer
 	// that had died. The drain's end is now recorded as the crash it is.
 	{scenario: "world-swarm", seed: 708715, finding: "drain-end-kill-unrecorded"},
+	// Found by hunting the mutants the release suite left alive (simrun
+	// mutants --hunt): with the worker registry's liveness bound made strict,
+	// a worker last heard exactly a heartbeat TTL ago counted as gone, and
+	// the replayer placed three jobs on busier workers than its
+	// least-loaded rule picks with it (placement).
+	{scenario: "swarm", seed: 7001947, finding: "worker-heard-exactly-ttl-ago-counted-dead"},
 }
 
 // Regression is the pinned seeds.

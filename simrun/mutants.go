@@ -566,7 +566,13 @@ func printHuntTable(w io.Writer, s *reports.MutantsSummary) {
 	fmt.Fprintf(w, "\nhunts on %s, %s each: median runs / run seconds to the first kill (kills of hunts), "+
 		"and %s's median seconds over the mode's\n", s.HuntScenario, time.Duration(s.HuntBudget*float64(time.Second)),
 		s.HuntModes[0])
-	header := fmt.Sprintf("%-42s", "mutant")
+	width := len("mutant")
+	for _, m := range s.Mutants {
+		if len(m.Hunts) > 0 {
+			width = max(width, len(m.Name))
+		}
+	}
+	header := fmt.Sprintf("%-*s", width, "mutant")
 	for _, m := range s.HuntModes {
 		header += fmt.Sprintf(" %-30s", m)
 	}
@@ -575,7 +581,7 @@ func printHuntTable(w io.Writer, s *reports.MutantsSummary) {
 		if len(m.Hunts) == 0 {
 			continue
 		}
-		line := fmt.Sprintf("%-42s", m.Name)
+		line := fmt.Sprintf("%-*s", width, m.Name)
 		for i, h := range m.Hunts {
 			cell := "none"
 			if h.Median {
