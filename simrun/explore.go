@@ -249,7 +249,7 @@ func exploreCmd(cmd *cobra.Command, f exploreFlags) error {
 	if intr.interrupted() {
 		sum.Interrupt(intr.signal())
 	} else if rs.stopped != "" {
-		sum.StoppedBy(rs.stopped, rs.stopped == budgetStop(f.budget) || strings.HasPrefix(rs.stopped, "--until"))
+		sum.StoppedBy(rs.stopped, rs.stopped == budgetStop(f.budget) || isUntilStop(rs.stopped))
 	}
 	if err := writeOutputs(f.out, sum, ""); err != nil {
 		return &exitError{code: exitUsage, err: err}

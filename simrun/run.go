@@ -274,7 +274,7 @@ func runSeeds(intr *interrupts, workers []worker, tasks []task, f runFlags, prog
 	case intr.interrupted():
 	case f.failFast && live > 0 && rs.notRun() > 0:
 		rs.stopped = "--fail-fast after the first failing seed"
-	case len(f.until) > 0 && rs.notRun() > 0 && rs.untilFired(f.until) != "":
+	case rs.notRun() > 0 && rs.untilFired(f.until) != "":
 		rs.stopped = untilStop(rs.untilFired(f.until))
 	case died && rs.notRun() > 0:
 		rs.stopped = "a worker process died"
@@ -311,7 +311,13 @@ func firedOneOf(r reports.SeedResult, checkers []string) string {
 	return ""
 }
 
-func untilStop(fired string) string { return "--until: " + fired + " fired" }
+// untilStop is why a run stopped at an --until checker; isUntilStop
+// recognises it: like a spent budget, a stop the run asked for.
+func untilStop(fired string) string { return untilPrefix + fired + " fired" }
+
+func isUntilStop(stopped string) bool { return strings.HasPrefix(stopped, untilPrefix) }
+
+const untilPrefix = "--until: "
 
 // untilFired is the --until checker that fired in the runs, or "".
 func (rs *seedRuns) untilFired(checkers []string) string {
