@@ -564,7 +564,7 @@ func printHuntTable(w io.Writer, s *reports.MutantsSummary) {
 		return
 	}
 	fmt.Fprintf(w, "\nhunts on %s, %s each: median runs / run seconds to the first kill (kills of hunts), "+
-		"and %s's median seconds over the mode's\n", s.HuntScenario, time.Duration(s.HuntBudget*float64(time.Second)),
+		"and the %s mode's median seconds over each other mode's\n", s.HuntScenario, time.Duration(s.HuntBudget*float64(time.Second)),
 		s.HuntModes[0])
 	width := len("mutant")
 	for _, m := range s.Mutants {
