@@ -262,8 +262,8 @@ func All() []Scenario {
 		{
 			Name:   "sparse-swarm",
 			Source: "exploratory",
-			Description: "the swarm with every point fault 16 times rarer, as in production: a defect that needs two " +
-				"faults in a row is then rare too, the case exploration that branches from rare moments is for",
+			Description: "the swarm with every point fault 16 times rarer, as in production (window and setup faults " +
+				"as in the swarm): a defect that needs two point faults in a row is rarer still",
 			Swarm:   true,
 			Options: func(o faults.Options) faults.Options { return o.Rarer(1.0 / sparseFactor) },
 			World:   World{Workload: &sim.Workload{Jobs: 30, StatusReads: 20, CancelRate: 0.05, Runs: 8, RunLimit: 2}},
