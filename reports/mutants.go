@@ -228,7 +228,7 @@ type huntCell struct {
 	Ratio string
 }
 
-// HuntRows lays the hunts out by the summary's mode order; the first mode is
+// huntRows lays the hunts out by the summary's mode order; the first mode is
 // the baseline the ratios divide.
 func (s *MutantsSummary) huntRows() []huntRow {
 	var rows []huntRow
