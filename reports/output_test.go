@@ -150,6 +150,9 @@ func TestWriteIndex(t *testing.T) {
 	require.Contains(t, html, "c&lt;i&gt;")
 	require.NotContains(t, html, "c<i>")
 	require.Less(t, strings.Index(html, `id="slowest"`), len(html))
+	groups := strings.Index(html, `id="groups"`)
+	require.Positive(t, groups, "a failing run has failure groups")
+	require.Less(t, groups, strings.Index(html, `id="cases"`), "the page opens on the failure groups, above the case table")
 	slow := html[strings.Index(html, `id="slowest"`):]
 	require.Less(t, strings.Index(slow, ">2</a>"), strings.Index(slow, ">3<"), "the slowest seed first")
 }

@@ -161,6 +161,7 @@ func describeFailure(sc scenarios.Scenario, o *scenarios.Outcome, res reports.Se
 	}
 	fmt.Fprintf(&b, "  report:        %s\n", filepath.Join(dir, "report.html"))
 	fmt.Fprintf(&b, "  replay: %s\n", res.Replay)
+	fmt.Fprintf(&b, "  shrink: %s\n", shrinkLine(o.System, sc.Name, o.Seed, o.Variant))
 	return b.String()
 }
 

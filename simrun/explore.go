@@ -42,6 +42,7 @@ type exploreFlags struct {
 	strategy     string
 	until        string
 	scenario     string
+	system       string
 }
 
 func newExploreCmd() *cobra.Command {
@@ -70,6 +71,7 @@ func newExploreCmd() *cobra.Command {
 	fl.StringVar(&f.strategy, "strategy", "", strategyUsage)
 	fl.StringVar(&f.scenario, "scenario", "swarm", "scenario whose fresh seeds to run: swarm, sparse-swarm (point "+
 		"faults as rare as production's), world-swarm, or any other")
+	fl.StringVar(&f.system, "system", defaultSystem(), systemUsage())
 	fl.StringVar(&f.until, "until", "", "comma-separated checkers, or any: stop starting runs once a run fails with one "+
 		"of them (a hunt for one defect ends at its first kill)")
 	return cmd
@@ -170,9 +172,13 @@ func exploreCmd(cmd *cobra.Command, f exploreFlags) error {
 	if err != nil {
 		return usageErrorf("--until: %v", err)
 	}
+	sys, err := lookupSystem(f.system)
+	if err != nil {
+		return usageErrorf("--system: %v", err)
+	}
 	sc, ok := scenarios.Lookup(f.scenario)
 	if !ok {
-		return usageErrorf("--scenario %q: no such scenario (simrun list)", f.scenario)
+		return usageErrorf("--scenario %q: no such scenario (%s list)", f.scenario, progName)
 	}
 	if f.branches < 0 || f.branches > 1000 {
 		return usageErrorf("--branch %d: want 0..1000 branches per discovery", f.branches)
@@ -211,14 +217,18 @@ func exploreCmd(cmd *cobra.Command, f exploreFlags) error {
 	}
 	sel := selection{Name: "explore", Cases: []scenarios.Case{{Scenario: sc,
 		Seeds: scenarios.SeedRange{First: first, Count: f.count}.Seeds()}}, Custom: []bool{true}}
+	sel, fit := fitSelection(sel, sys)
+	if len(sel.Cases) == 0 {
+		return usageErrorf("--scenario %s: not applicable to system %s: %s", f.scenario, sys.Name(),
+			fit.notApplicable[0].NotApplicable)
+	}
 	tasks := sel.tasks(sh)
-	sys, _ := lookupSystem(defaultSystem())
 	for i := range tasks {
-		tasks[i].System, tasks[i].Strategy = defaultSystem(), f.strategy
+		tasks[i].System, tasks[i].Strategy = f.system, f.strategy
 	}
 	stdout, stderr := cmd.OutOrStdout(), cmd.ErrOrStderr()
-	fmt.Fprintf(stderr, "explore: %s seeds from %d (%s), shard %s, budget %s\n", sc.Name, first, day.Format(time.DateOnly),
-		orAll(sh.String()), f.budget)
+	fmt.Fprintf(stderr, "explore: %s seeds of system %s from %d (%s), shard %s, budget %s\n", sc.Name, sys.Name(), first,
+		day.Format(time.DateOnly), orAll(sh.String()), f.budget)
 	workers, intr, err := startRun(stderr, f.out, false, min(f.jobs, len(tasks)))
 	if err != nil {
 		return err
@@ -244,7 +254,7 @@ func exploreCmd(cmd *cobra.Command, f exploreFlags) error {
 	wall := time.Since(start) // determinism-ok: figure
 
 	sum := reports.Build("simrun "+version, sel.Name, sh.String(), sel.specs(sys), rs.results(), wall.Seconds())
-	sum.System = defaultSystem()
+	sum.System = f.system
 	sum.Provenance = provenance()
 	if intr.interrupted() {
 		sum.Interrupt(intr.signal())
@@ -393,8 +403,9 @@ func bucketFailures(w io.Writer, results []reports.SeedResult, known map[string]
 // simrun shrink does, and signs the bucket with the minimal plan's kinds.
 func shrinkRepresentative(r reports.SeedResult, f exploreFlags) Finding {
 	sc, _ := scenarios.Lookup(r.Scenario)
+	sys, _ := lookupSystem(r.System) // the run's own system, registered: its task named it
 	v := variantOf(r)
-	sc = sc.With(v)
+	sc = sc.On(sys).With(v)
 	target := primaryChecker(r)
 	fd := Finding{Scenario: r.Scenario, Checker: target, Seed: r.Seed, Branch: r.Branch, Strategy: r.Strategy,
 		Replay: replayFromSummary(f.out, r.System, r.Scenario, r.Seed, v)}

@@ -1,7 +1,10 @@
 package simrun
 
 import (
+	"encoding/json"
 	"io"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -89,4 +92,28 @@ func TestExploreFirstFiredCountsEveryViolation(t *testing.T) {
 		"dlq_announced":   {Run: 3, Seconds: 6, Seed: 12},
 		"no_resurrection": {Run: 3, Seconds: 6, Seed: 12},
 	}, got)
+}
+
+// explore runs the system --system names, not the build's default: every
+// seed, the summary and the findings' replay lines say so.
+func TestExploreRunsTheNamedSystem(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "explore")
+	r := simrun(t, simrunBin, "explore", "--system", "outbox", "--scenario", "swarm", "--from", "7000000", "--count", "3",
+		"--budget", "2m", "-j", "1", "--shrink-budget", "0", "--out", out)
+	require.Contains(t, []int{exitPass, exitSafety}, r.code, r.stdout+r.stderr)
+	require.Contains(t, r.stderr, "swarm seeds of system outbox from 7000000")
+	sum, err := reports.ReadSummary(filepath.Join(out, "summary.json"))
+	require.NoError(t, err)
+	require.Equal(t, "outbox", sum.System)
+	require.Len(t, sum.Seeds, 3)
+	for _, s := range sum.Seeds {
+		require.Equal(t, "outbox", s.System, "seed %d", s.Seed)
+	}
+	b, err := os.ReadFile(filepath.Join(out, "findings.json"))
+	require.NoError(t, err)
+	var found Findings
+	require.NoError(t, json.Unmarshal(b, &found))
+	for _, fd := range found.Findings {
+		require.Contains(t, fd.Replay, "--system outbox", fd.Signature)
+	}
 }

@@ -37,6 +37,8 @@ func TestPrintedLinesReproduceForANonDefaultSystem(t *testing.T) {
 		}
 	}
 	collect("console", r.stdout)
+	require.Regexp(t, `(?m)^  replay: gate replay --from .*\n  shrink: gate shrink --system cordum `, r.stdout,
+		"the console prints the shrink line under the replay line")
 	for _, f := range []string{"index.html", "junit.xml", "steps.md", "summary.json",
 		filepath.Join("terminal-resurrection", "4000", "report.html")} {
 		b, err := os.ReadFile(filepath.Join(out, f))
@@ -78,4 +80,12 @@ func TestPrintedLinesReproduceForANonDefaultSystem(t *testing.T) {
 		}
 	}
 	require.Equal(t, map[string]bool{"shrink": true, "replay --from": true, "replay --scenario": true}, kinds)
+
+	// A replay by name under the run's --out, without --system, replays the
+	// system the run recorded, not the build's default; naming another
+	// system is refused before anything runs.
+	p := simrun(t, bin, "replay", "--scenario", "terminal-resurrection", "--seed", "4001", "--out", out)
+	require.Equal(t, exitSafety, p.code, p.stdout+p.stderr)
+	usageError(t, simrun(t, bin, "replay", "--system", "outbox", "--scenario", "terminal-resurrection", "--seed", "4001",
+		"--out", out), "on system cordum, not outbox")
 }

@@ -12,11 +12,16 @@ import (
 )
 
 func newListCmd() *cobra.Command {
-	return &cobra.Command{
+	var system string
+	cmd := &cobra.Command{
 		Use:   "list",
-		Short: "List suites and scenarios, with the fault kinds each scenario uses",
+		Short: "List systems, suites (with the seeds each plans for --system) and scenarios, with the fault kinds each uses",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			sys, err := lookupSystem(system)
+			if err != nil {
+				return usageErrorf("--system: %v", err)
+			}
 			out := cmd.OutOrStdout()
 			fmt.Fprintln(out, "SYSTEMS (--system; the first is the default)")
 			for _, name := range systems.order {
@@ -24,9 +29,14 @@ func newListCmd() *cobra.Command {
 			}
 			fmt.Fprintln(out)
 			tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "SUITE\tSEEDS\tDESCRIPTION")
+			fmt.Fprintf(tw, "SUITE\tSEEDS FOR %s\tDESCRIPTION\n", strings.ToUpper(sys.Name()))
 			for _, s := range scenarios.Suites() {
-				fmt.Fprintf(tw, "%s\t%d\t%s\n", s.Name, suiteSeeds(s), s.Description)
+				seeds, na := suiteSeeds(s, sys)
+				what := fmt.Sprint(seeds)
+				if na > 0 {
+					what += fmt.Sprintf(" (%d cases n/a)", na)
+				}
+				fmt.Fprintf(tw, "%s\t%s\t%s\n", s.Name, what, s.Description)
 			}
 			if err := tw.Flush(); err != nil {
 				return err
@@ -47,6 +57,8 @@ func newListCmd() *cobra.Command {
 			return nil
 		},
 	}
+	cmd.Flags().StringVar(&system, "system", defaultSystem(), "count the seeds each suite plans for this "+systemUsage())
+	return cmd
 }
 
 // describeSystem says what a system declares it has, from its spec.
@@ -74,10 +86,10 @@ func describeSystem(s sut.Spec) string {
 	return out
 }
 
-func suiteSeeds(s scenarios.Suite) int {
-	n := 0
-	for _, c := range s.Cases {
-		n += len(c.Seeds)
-	}
-	return n
+// suiteSeeds counts the seeds simrun run --suite plans for sys (the cases
+// fitted to it, as the gate fits them) and the cases that do not apply.
+func suiteSeeds(s scenarios.Suite, sys sut.System) (seeds, notApplicable int) {
+	sel, fit := fitSelection(selection{Name: s.Name, Cases: s.Cases, Custom: make([]bool, len(s.Cases))}, sys)
+	whole, _ := parseShard("")
+	return len(sel.tasks(whole)), len(fit.notApplicable)
 }

@@ -19,6 +19,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path"
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
@@ -91,9 +92,28 @@ func Main(systems ...sut.System) {
 	// Printed lines name the program as it was invoked, so a team's own
 	// binary prints lines that paste into it.
 	if len(os.Args) > 0 && os.Args[0] != "" {
-		progName = filepath.Base(os.Args[0])
+		progName = programName(os.Args[0])
 	}
-	os.Exit(Run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr, systems...))
+	code := Run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr, systems...)
+	if code > exitSafety && code != exitUsage && strings.HasPrefix(progName, "go run ") {
+		fmt.Fprintf(os.Stderr, "simrun: note: go run ends every failing program with exit 1; this verdict's code is %d "+
+			"(build the program with go build for a CI gate that reads it)\n", code)
+	}
+	os.Exit(code)
+}
+
+// programName is how printed lines name a program started as arg0: its
+// base name, or, for a binary go run built in its temporary folder (which is
+// gone, and on no PATH), the go run command that builds it again.
+func programName(arg0 string) string {
+	dir := filepath.ToSlash(filepath.Dir(arg0))
+	if path.Base(dir) != "exe" || !strings.Contains(dir, "/go-build") {
+		return filepath.Base(arg0)
+	}
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Path != "" && bi.Path != "command-line-arguments" {
+		return "go run " + bi.Path
+	}
+	return "go run ."
 }
 
 // Run executes one command line with systems registered and returns its exit
@@ -144,7 +164,7 @@ func oneLine(s string) string {
 
 func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	root := &cobra.Command{
-		Use:           progName,
+		Use:           strings.TrimPrefix(progName, "go run "),
 		Short:         "Deterministic simulation and fault injection for job dispatch engines",
 		SilenceErrors: true,
 		SilenceUsage:  true,

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"encoding/xml"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -19,6 +20,8 @@ import (
 	"github.com/dispatchsim/dispatchsim/internal/longtest"
 	"github.com/dispatchsim/dispatchsim/mutants"
 	"github.com/dispatchsim/dispatchsim/reports"
+	"github.com/dispatchsim/dispatchsim/scenarios"
+	"github.com/dispatchsim/dispatchsim/sut"
 	"github.com/dispatchsim/dispatchsim/systems/cordum"
 	"github.com/dispatchsim/dispatchsim/systems/outbox"
 )
@@ -94,6 +97,35 @@ func TestListShowsSuitesScenariosAndKinds(t *testing.T) {
 		"GatewayCrashAfterReserve", "swarm"} {
 		require.Contains(t, r.stdout, want)
 	}
+}
+
+// list counts, per suite, the seeds the gate plans for --system: the cases
+// that do not apply to the system are not planned, so not counted.
+func TestListCountsTheSeedsTheGatePlansForTheSystem(t *testing.T) {
+	for _, sys := range []sut.System{cordum.System{}, outbox.System{}} {
+		var stdout, stderr bytes.Buffer
+		require.Equal(t, 0, run([]string{"list", "--system", sys.Name()}, strings.NewReader(""), &stdout, &stderr), stderr.String())
+		suite, _ := scenarios.LookupSuite("release")
+		seeds, na := 0, 0
+		for _, c := range suite.Cases {
+			if c.For(sys).NotApplicable != "" {
+				na++
+				continue
+			}
+			seeds += len(c.Seeds)
+		}
+		row := regexp.MustCompile(`(?m)^release +(\d+)(?: \((\d+) cases n/a\))? `).FindStringSubmatch(stdout.String())
+		require.NotNil(t, row, stdout.String())
+		require.Equal(t, fmt.Sprint(seeds), row[1], sys.Name())
+		if na > 0 {
+			require.Equal(t, fmt.Sprint(na), row[2], sys.Name())
+		} else {
+			require.Empty(t, row[2], sys.Name())
+		}
+	}
+	var stdout, stderr bytes.Buffer
+	require.Equal(t, exitUsage, run([]string{"list", "--system", "outbx"}, strings.NewReader(""), &stdout, &stderr))
+	require.Contains(t, stderr.String(), `did you mean "outbox"?`)
 }
 
 // compare on worker processes writes the table it writes in one process,
@@ -401,4 +433,16 @@ func buildMutantOf(t *testing.T, name, pkg, bin string) string {
 	require.NoError(t, err, string(out))
 	mutantBins[name+" "+pkg] = bin
 	return bin
+}
+
+// Printed lines name a command that runs: a binary by its name, and one go
+// run built in its temporary folder by the go run command that builds it
+// again (the folder is gone when the line is pasted).
+func TestProgramNameIsACommandThatRuns(t *testing.T) {
+	require.Equal(t, "gate", programName("/usr/local/bin/gate"))
+	require.Equal(t, "simrun", programName("simrun"))
+	require.Equal(t, "exe", programName("/home/me/exe"), "a folder named exe outside go's build folders is a binary")
+	goRun := programName("/tmp/go-build2760353446/b001/exe/gate")
+	require.True(t, strings.HasPrefix(goRun, "go run "), goRun)
+	require.NotContains(t, goRun, "go-build")
 }

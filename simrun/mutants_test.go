@@ -39,6 +39,7 @@ func TestMutantsAndExploreRejectBadInput(t *testing.T) {
 		{"mutants", "--root", "..", "--hunt", "seeds", "--hunt-scenario", "no-such-scenario"},
 		{"mutants", "--root", "..", "--hunt-scenario", "sparse-swarm"},
 		{"explore", "--budget", "1m", "--scenario", "no-such-scenario"},
+		{"explore", "--budget", "1m", "--system", "outbx"},
 	} {
 		var stdout, stderr bytes.Buffer
 		code := run(args, strings.NewReader(""), &stdout, &stderr)

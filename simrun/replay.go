@@ -93,6 +93,12 @@ func newReplayCmd() *cobra.Command {
 				if err != nil {
 					return usageErrorf("%v", err)
 				}
+				if !cmd.Flags().Changed("system") && checksum == "" {
+					// The run under --out recorded its system: replay that one.
+					if system, err = recordedSystem(out, scenario, seed, system); err != nil {
+						return usageErrorf("%v", err)
+					}
+				}
 				if t, err = resolveTarget(system, scenario, seed, planFile, v); err != nil {
 					return usageErrorf("%v", err)
 				}
@@ -281,6 +287,9 @@ func recordedChecksum(w io.Writer, out string, t seedTarget, want string) (recor
 		if r.Scenario != t.sc.Name || r.Seed != t.seed || !sameVariant(r, t.sc.Variant()) {
 			return record{}, fmt.Errorf("recorded seed %s is %s seed %d, not %s seed %d", seedFile, r.Scenario, r.Seed, t.sc.Name, t.seed)
 		}
+		if err := sameSystem(seedFile, r.System, t); err != nil {
+			return record{}, err
+		}
 		rec = record{checksum: r.Checksum, from: seedFile, prov: r.Provenance}
 	}
 	sumFile := filepath.Join(out, "summary.json")
@@ -293,6 +302,9 @@ func recordedChecksum(w io.Writer, out string, t seedTarget, want string) (recor
 	}
 	for _, r := range s.Seeds {
 		if r.Scenario == t.sc.Name && r.Seed == t.seed && sameVariant(r, t.sc.Variant()) {
+			if err := sameSystem(sumFile, r.System, t); err != nil {
+				return record{}, err
+			}
 			if passed(r) {
 				fmt.Fprintf(w, "simrun: note: %s has %s seed %d as %s\n", sumFile, t.sc.Name, t.seed, r.Verdict)
 			}
@@ -305,6 +317,43 @@ func recordedChecksum(w io.Writer, out string, t seedTarget, want string) (recor
 	}
 	fmt.Fprintf(w, "simrun: note: %s does not list %s seed %d: that run did not include it\n", sumFile, t.sc.Name, t.seed)
 	return rec, nil
+}
+
+// recordedSystem is the system the run under out recorded for scenario's
+// seed, from its summary.json, or fallback when out records none: a replay
+// without --system re-runs what the run ran, not the default system.
+func recordedSystem(out, scenario, seed, fallback string) (string, error) {
+	sumFile := filepath.Join(out, "summary.json")
+	if _, err := os.Stat(sumFile); err != nil || scenario == "" || seed == "" {
+		return fallback, nil
+	}
+	s, err := reports.ReadSummary(sumFile)
+	if err != nil {
+		return "", err
+	}
+	n, err := sim.ParseSeed(seed)
+	if err != nil {
+		return "", fmt.Errorf("--seed: %v", err)
+	}
+	for _, r := range s.Seeds {
+		if r.Scenario == scenario && r.Seed == n && r.System != "" {
+			return r.System, nil
+		}
+	}
+	if s.System != "" {
+		return s.System, nil
+	}
+	return fallback, nil
+}
+
+// sameSystem refuses to hold a replay of one system to a checksum another
+// system recorded: the mismatch would read as nondeterminism.
+func sameSystem(file, recorded string, t seedTarget) error {
+	if recorded == "" || recorded == t.sc.System.Name() {
+		return nil
+	}
+	return fmt.Errorf("%s recorded %s seed %d on system %s, not %s (drop --system, or give --system %s)", file,
+		t.sc.Name, t.seed, recorded, t.sc.System.Name(), recorded)
 }
 
 func verdictCode(verdict string) int {
