@@ -297,7 +297,8 @@ func Check(in Input) *Result {
 	checkAssumptions(c)
 	if len(c.out.Violations) == 0 {
 		for _, f := range []checkFunc{checkExactlyOnce, checkNoResurrection, checkAccounting, checkRefinement, checkLeasesRenewed, checkBackoff,
-			checkPlacement, checkLeastLoaded, checkAdmissionContract, checkSuccessKept, checkNoConcurrentDispatches} {
+			checkPlacement, checkLeastLoaded, checkAdmissionContract, checkSuccessKept, checkNoConcurrentDispatches,
+			checkSubmitDedup} {
 			f(c)
 		}
 		checkLinearizability(c)

@@ -20,6 +20,7 @@ var effectsAt = map[sim.PointKind][]sim.Effect{
 	sim.PointAck:     {sim.EffectAckLost, sim.EffectAckLate, sim.EffectCrash},
 	sim.PointWorker: {sim.EffectCrash, sim.EffectDuplicateResult, sim.EffectDelay, sim.EffectRetryableAfterSuccess,
 		sim.EffectRetryableResult},
+	sim.PointClient: {sim.EffectReplyLostAfterApply, sim.EffectDelay},
 }
 
 func TestCatalogIsWellFormed(t *testing.T) {
@@ -84,6 +85,7 @@ func namedPoints() map[string]*sim.Point {
 		"worker ack":            busPoint(sim.PointAck, "worker-w1", "worker.w1.jobs", "j-1"),
 		"replica heartbeat ack": busPoint(sim.PointAck, "replica-1", "sys.heartbeat", ""),
 		"worker finished":       {Kind: sim.PointWorker, Group: "worker-w2", JobID: "j-1"},
+		"client submit landed":  {Kind: sim.PointClient, Group: "clients", JobID: "j-1"},
 		"gateway reserve":       redisPoint("gateway", "evalsha", true, "cccc", 2, "wf:run:idempotency:k1", "wf:run:reservations", "r1|fp", "k1", "1767225600000"),
 		"gateway takeover":      redisPoint("gateway", "evalsha", true, "dddd", 3, "wf:run:idempotency:k1", "wf:run:reservations", "wf:run:r0", "r0|fp", "r1|fp", "k1", "1767225600000"),
 		"gateway release":       redisPoint("gateway", "evalsha", true, "eeee", 2, "wf:run:idempotency:k1", "wf:run:reservations", "r1|fp", "k1"),
@@ -152,6 +154,8 @@ func TestAvailabilityFilters(t *testing.T) {
 		"WorkerResultPublishFails":       {"worker result publish"},
 		"WorkerStoreFails":               workerStore,
 		"WorkerStoreReplyLost":           {"worker gate claim"},
+		"SubmitReplyLost":                {"client submit landed"},
+		"SubmitRetriedLate":              {"client submit landed"},
 		// Setup kinds act on the world, never at a point.
 		"ClockSkew":                 nil,
 		"PoolMappingMissing":        nil,

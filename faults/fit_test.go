@@ -12,7 +12,7 @@ import (
 // replica writes, a job lock, a rollback, run admission.
 func TestKindsNeedWhatTheySpecAimsAt(t *testing.T) {
 	full := sut.Spec{Scheduled: "S", Dispatched: "D", Running: "R", Cancelled: "C", JobLock: true, RunAdmission: true,
-		WorkerGate: sut.GateClaim, Transitions: map[string][]string{"D": {"S"}}}
+		WorkerGate: sut.GateClaim, Transitions: map[string][]string{"D": {"S"}}, SubmitDedupWindow: sut.SubmitDedupForever}
 	for _, k := range Catalog() {
 		require.True(t, k.AppliesTo(full), "%s needs %q", k.Name, k.Needs())
 	}
@@ -26,7 +26,7 @@ func TestKindsNeedWhatTheySpecAimsAt(t *testing.T) {
 	}
 	require.ElementsMatch(t, []string{"RunningWriteFails", "CancelWriteFails", "LockRenewalFails",
 		"ReplicaPauseBeyondLockTTL", "RollbackWriteFails", "RollbackWriteReplyLost", "AdmissionWriteFailsBeforeApply",
-		"GatewayCrashAfterReserve", "WorkerStoreFails", "WorkerStoreReplyLost"}, dropped)
+		"GatewayCrashAfterReserve", "WorkerStoreFails", "WorkerStoreReplyLost", "SubmitRetriedLate"}, dropped)
 	require.Equal(t, "cancels written by a replica", CancelWriteFails.Needs())
 	require.Equal(t, "a running state (the spec's Running role)", RunningWriteFails.Needs())
 }

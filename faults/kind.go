@@ -105,6 +105,10 @@ var (
 		"a worker dispatch gate in the store"}
 	needWorkerClaim = need{func(s sut.Spec) bool { return s.WorkerGate == sut.GateClaim },
 		"a worker dispatch gate that claims in the store"}
+	// A late retry is aimed inside the window a system promises; a system
+	// that promises none has no such promise to exercise.
+	needSubmitDedup = need{func(s sut.Spec) bool { return s.SubmitDedupWindow > 0 },
+		"a submit de-duplication window (the spec's SubmitDedupWindow)"}
 	// A gateway that writes cancels itself leaves no replica cancel write to fail.
 	needReplicaCancels = need{func(s sut.Spec) bool { return s.Cancels == sut.CancelByReplica && s.Cancelled != "" },
 		"cancels written by a replica"}
@@ -289,7 +293,7 @@ func Target(p *sim.Point) string {
 			return strings.TrimSpace(p.Cmd + ":" + sha + " " + p.Key)
 		}
 		return strings.TrimSpace(p.Cmd + " " + p.Key)
-	case sim.PointWorker:
+	case sim.PointWorker, sim.PointClient:
 		return p.JobID
 	default:
 		return strings.TrimSpace(p.Subject + " " + p.JobID)

@@ -238,7 +238,7 @@ func (o Options) Rarer(f float64) Options {
 // swarmAppended are the kinds that joined the swarm after its seeds were
 // pinned, in the order they joined.
 var swarmAppended = []string{"CancelWriteFails", "LockRenewalFails", "StatusReadFails", "WorkerResultPublishFails",
-	"WorkerStoreFails", "WorkerStoreReplyLost"}
+	"WorkerStoreFails", "WorkerStoreReplyLost", "SubmitReplyLost", "SubmitRetriedLate"}
 
 // swarmOrder is the catalog in the order Swarm draws it: by name, then the
 // appended kinds.

@@ -70,6 +70,9 @@ type SubmittedJob struct {
 	At       time.Duration
 	Accepted bool
 	Requires []string
+	// Attempts are the times the client sent the submit, the first at At:
+	// retries after an error, a lost reply or a late second thought.
+	Attempts []time.Duration `json:",omitempty"`
 }
 
 // StateChange is one committed change of a job's stored state, observed in the
@@ -397,6 +400,7 @@ const (
 	PointDeliver PointKind = "deliver" // the bus hands a message to a subscriber
 	PointAck     PointKind = "ack"     // a handler returned; the ack is about to reach the broker
 	PointWorker  PointKind = "worker"  // a worker finished a job and is about to report it
+	PointClient  PointKind = "client"  // a client's submit was applied and its reply is on the way back
 )
 
 // Effect is what the simulator does when a fault fires.
@@ -406,6 +410,8 @@ type Effect string
 // Redis: FailBeforeApply, ReplyLostAfterApply, Delay, Crash, CrashAfterApply, Pause.
 // Publish: FailClean, FailStored, Delay, Crash. Deliver: Duplicate, Delay.
 // Ack: AckLost, Crash. Worker: Crash, DuplicateResult, Delay, RetryableAfterSuccess.
+// Client: ReplyLostAfterApply (the client retries as after an error), Delay
+// (the client sends its landed request again that much later).
 const (
 	EffectFailBeforeApply     Effect = "fail_before_apply"
 	EffectReplyLostAfterApply Effect = "reply_lost_after_apply"

@@ -280,6 +280,7 @@ func All() []Scenario {
 			World:      World{Workload: &sim.Workload{Runs: 8, RunLimit: 2}},
 			Seeds:      SeedRange{First: 9500, Count: 8},
 		},
+		submitRetries,
 	}
 }
 

@@ -74,6 +74,7 @@ const (
 	PointDeliver                = history.PointDeliver
 	PointAck                    = history.PointAck
 	PointWorker                 = history.PointWorker
+	PointClient                 = history.PointClient
 	EffectFailBeforeApply       = history.EffectFailBeforeApply
 	EffectReplyLostAfterApply   = history.EffectReplyLostAfterApply
 	EffectDelay                 = history.EffectDelay

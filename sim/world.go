@@ -191,6 +191,7 @@ func newWorld(cfg Config) (*World, error) {
 	}
 	w.clients = traffic.New(w.env(), w.store, gw, cfg.Workload, cfg.FaultPhase)
 	w.clients.HoldTo(w.spec.RunRequests)
+	w.clients.RetryWithin(w.spec.SubmitDedupWindow)
 	w.hist.Routing = []RoutingChange{{Routing: cfg.Options.Routing.Clone()}}
 	for i := range cfg.Replicas {
 		var skew time.Duration

@@ -147,6 +147,11 @@ type Spec struct {
 	// consumer (its worker protocol's sut.IdempotentConsumer) makes each
 	// dispatch run at most once.
 	Delivery Delivery
+	// SubmitDedupWindow is how long after a job's first submit a submit of
+	// the same job id (a retry after a lost reply, a client's late second
+	// try) is promised to make no second job: SubmitDedupForever for as long
+	// as the system keeps the job's record, 0 for no such promise.
+	SubmitDedupWindow time.Duration
 	// DLQReasons are the DLQ reason codes the system may file besides those
 	// the fields above name (no_workers, pool_overloaded, ...): with them,
 	// the spec names every code it files, so a suite asks some seed to reach
@@ -180,6 +185,10 @@ type Spec struct {
 	// (history.BusConfig), to show what the system relies on.
 	Streams []Stream
 }
+
+// SubmitDedupForever is a submit de-duplication window without end: a
+// submitted job id is never made a job again (Spec.SubmitDedupWindow).
+const SubmitDedupForever time.Duration = math.MaxInt64
 
 // CancelWriter says who writes a client's cancel (Spec.Cancels).
 type CancelWriter string

@@ -19,6 +19,7 @@ import (
 // linearizability checks.
 type Clients struct {
 	k          *kernel.Kernel
+	host       kernel.Host
 	hist       *history.History
 	obs        sut.Observer
 	seeds      kernel.SeedTree
@@ -32,6 +33,9 @@ type Clients struct {
 	foreign sut.ForeignRunKeys
 	// limits are the system's bounds on a run start (invalid requests).
 	limits sut.RunRequestLimits
+	// dedupWindow is how long after a submit the system promises a retry
+	// of it makes no second job: a late retry comes inside it.
+	dedupWindow time.Duration
 
 	// pending counts clients not done yet: the heal phase waits for them.
 	pending     int
@@ -43,7 +47,7 @@ type Clients struct {
 // New returns the clients of a world whose gateway is gw. wl has its
 // defaults filled in; status reads spread over faultPhase.
 func New(env kernel.Env, s *store.Store, gw sut.Gateway, wl Workload, faultPhase time.Duration) *Clients {
-	c := &Clients{k: env.Kernel, hist: env.History, obs: env.Observer, seeds: env.Seeds, store: s, wl: wl,
+	c := &Clients{k: env.Kernel, host: env.Host, hist: env.History, obs: env.Observer, seeds: env.Seeds, store: s, wl: wl,
 		faultPhase: faultPhase, gateway: gw}
 	c.admit, _ = gw.(sut.Admission)
 	c.foreign, _ = gw.(sut.ForeignRunKeys)
@@ -53,6 +57,11 @@ func New(env kernel.Env, s *store.Store, gw sut.Gateway, wl Workload, faultPhase
 // HoldTo tells the clients the run start limits the system promises, so
 // the invalid requests they send go just past them.
 func (c *Clients) HoldTo(limits sut.RunRequestLimits) { c.limits = limits }
+
+// RetryWithin tells the clients the submit de-duplication window the
+// system promises (sut.Spec.SubmitDedupWindow): a client that sends a landed
+// submit again late does so inside it.
+func (c *Clients) RetryWithin(window time.Duration) { c.dedupWindow = window }
 
 // Pending counts the clients that have not finished.
 func (c *Clients) Pending() int { return c.pending }
@@ -120,11 +129,27 @@ func (c *Clients) submit(ctx context.Context, client int, req sut.Job) {
 	op := history.ClientOp{Client: client, Kind: history.OpSubmit, Key: req.ID, Input: req.Topic, Call: k.Now(), CallStep: k.Step()}
 	job := history.SubmittedJob{JobID: req.ID, Topic: req.Topic, Tenant: req.Tenant, At: k.Now(), Requires: req.Requires}
 	var err error
+	var late time.Duration // a landed submit sent again this much later
 	for try := 0; try < 5; try++ {
+		job.Attempts = append(job.Attempts, k.Now())
 		if err = c.gateway.Submit(ctx, req); err == nil {
-			break
+			if err = c.reply(a, req.ID, &late); err == nil {
+				break
+			}
 		}
 		a.SleepUntil(k.Now() + time.Second)
+	}
+	if late > 0 {
+		// The client's second thought: the same request, as it sent it,
+		// inside the window the system promises to de-duplicate it in.
+		a.SleepUntil(k.Now() + min(late, c.dedupWindow))
+		for try := 0; try < 5; try++ {
+			job.Attempts = append(job.Attempts, k.Now())
+			if c.gateway.Submit(ctx, req) == nil {
+				break
+			}
+			a.SleepUntil(k.Now() + time.Second)
+		}
 	}
 	// Accepted when the broker stored any of the attempts (an ambiguous failure
 	// stores it too), or, for a gateway that writes the job to the store
@@ -150,6 +175,35 @@ func (c *Clients) submit(ctx context.Context, client int, req sut.Job) {
 	}
 	c.hist.Ops = append(c.hist.Ops, op)
 	c.hist.Submitted = append(c.hist.Submitted, job)
+}
+
+// errReplyLost is what a client sees of a submit the gateway applied whose
+// reply never reached it.
+var errReplyLost = errors.New("the gateway's reply was lost")
+
+// reply is the fault point between a submit the gateway applied and its
+// reply reaching the client: the reply may be lost (the client sees an error
+// and retries), and the client may decide to send the request again later
+// (late is set).
+func (c *Clients) reply(a *kernel.Actor, jobID string, late *time.Duration) error {
+	p := &kernel.Point{Kind: history.PointClient, Actor: a.Name(), Group: "clients", JobID: jobID}
+	f, fired := c.host.Fault(p)
+	if !fired {
+		return nil
+	}
+	c.host.RecordFault(a, p, f, jobID)
+	var err error
+	for _, effect := range f.Effects() {
+		switch effect {
+		case history.EffectReplyLostAfterApply:
+			err = errReplyLost
+		case history.EffectDelay:
+			if c.dedupWindow > 0 {
+				*late = f.Duration
+			}
+		}
+	}
+	return err
 }
 
 func (c *Clients) cancel(ctx context.Context, client int, jobID string) {

@@ -75,6 +75,9 @@ func (System) Spec(o sut.Options) sut.Spec {
 		// stored once and run once.
 		Cancels:  sut.CancelByReplica,
 		Delivery: sut.ExactlyOnce,
+		// A submit of a job the store holds is a no-op, whatever its state:
+		// the job hash is kept, so a retried submit never makes it again.
+		SubmitDedupWindow: sut.SubmitDedupForever,
 		DLQReasons: []string{string(engine.ReasonNoWorkers), string(engine.ReasonPoolOverloaded),
 			string(engine.ReasonPublishFailed), string(engine.ReasonStoreError), string(engine.ReasonUnknownResult)},
 		// Measured: 303 replica writes for lock-expiry's 30 jobs (seed 5000):

@@ -37,6 +37,8 @@ func (System) Spec(o sut.Options) sut.Spec {
 		WorkerGate:          sut.GateClaim,
 		Cancels:             sut.CancelByReplica,
 		Delivery:            sut.AtLeastOnceIdempotentConsumer,
+		// A submit of a stored job leaves it alone, and the job hash is kept.
+		SubmitDedupWindow: sut.SubmitDedupForever,
 		DLQReasons: []string{string(dispatch.ReasonNoWorkers), string(dispatch.ReasonPoolOverloaded),
 			string(dispatch.ReasonJobFailed), string(dispatch.ReasonUnknownResult), string(dispatch.ReasonDispatchTimeout),
 			string(dispatch.ReasonRunningTimeout)},

@@ -198,6 +198,13 @@ func TestCommandLine(t *testing.T) {
 	}
 }
 
+// Defect 4: a job's record kept only a minute after it ends, while the
+// spec promises a submit is never made a job again: a client's late retry
+// makes it again (submit_dedup).
+func TestTerminalRecordExpiresIsCaught(t *testing.T) {
+	caught(t, TerminalRecordExpires, "submit-retries", "submit_dedup", 9300, 8)
+}
+
 // The release gate through the command line, as CI runs it: the correct
 // queue passes (exit 0), and each planted defect fails it (exit 1) with the
 // checker that names the defect among its failure groups.
@@ -206,7 +213,7 @@ func TestReleaseGate(t *testing.T) {
 		t.Skip("the release suite four times")
 	}
 	all := []sut.System{System{}, System{Defect: PublishBeforeWrite}, System{Defect: TerminalOverwrite},
-		System{Defect: StaleResultApplied}}
+		System{Defect: StaleResultApplied}, System{Defect: TerminalRecordExpires}}
 	for _, c := range []struct {
 		sys     System
 		code    int
@@ -216,6 +223,7 @@ func TestReleaseGate(t *testing.T) {
 		{System{Defect: PublishBeforeWrite}, 1, "exactly_once_publish"},
 		{System{Defect: TerminalOverwrite}, 1, "no_resurrection"},
 		{System{Defect: StaleResultApplied}, 1, "result_of_current_dispatch"},
+		{System{Defect: TerminalRecordExpires}, 1, "submit_dedup"},
 	} {
 		t.Run(c.sys.Name(), func(t *testing.T) {
 			dir := t.TempDir()

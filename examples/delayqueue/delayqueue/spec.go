@@ -38,6 +38,9 @@ func (System) Spec(o sut.Options) sut.Spec {
 		RunAdmission:          false,
 		// The gateway writes a cancel itself; no replica ever does.
 		Cancels: sut.CancelByGateway,
+		// Submit leaves a stored job id as it is, and job hashes are kept:
+		// a retried submit never makes the job again.
+		SubmitDedupWindow: sut.SubmitDedupForever,
 		// The reaper puts a dispatch whose lease ran out back in the queue
 		// while its worker may still run it: a visibility timeout.
 		RedispatchAfterLease: true,

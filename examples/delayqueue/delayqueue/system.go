@@ -24,9 +24,10 @@ type Defect = queue.Defect
 
 // The planted defects, as data on the system.
 const (
-	PublishBeforeWrite = queue.PublishBeforeWrite
-	TerminalOverwrite  = queue.TerminalOverwrite
-	StaleResultApplied = queue.StaleResultApplied
+	PublishBeforeWrite    = queue.PublishBeforeWrite
+	TerminalOverwrite     = queue.TerminalOverwrite
+	StaleResultApplied    = queue.StaleResultApplied
+	TerminalRecordExpires = queue.TerminalRecordExpires
 )
 
 var _ sut.System = System{}

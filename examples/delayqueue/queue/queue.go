@@ -90,6 +90,10 @@ const (
 	PublishBeforeWrite Defect = "publish-before-write"
 	TerminalOverwrite  Defect = "terminal-overwrite"
 	StaleResultApplied Defect = "stale-result-applied"
+	// TerminalRecordExpires keeps a job's record only a minute after it
+	// ends, a retention shorter than the submit de-duplication the spec
+	// promises: a submit sent again later makes the job again.
+	TerminalRecordExpires Defect = "terminal-record-expires"
 )
 
 // Clock is a process's time; Sleep returns early with ctx's error.

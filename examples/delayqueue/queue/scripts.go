@@ -192,13 +192,21 @@ func newScripts(d Defect) scripts {
 	mk := func(body string) *redis.Script {
 		return redis.NewScript(fmt.Sprintf(prelude, JobPrefix, DLQPrefix) + body)
 	}
-	return scripts{due: mk(luaDue), submit: mk(luaSubmit), cancel: mk(luaCancel), claim: mk(luaClaim), fail: mk(luaFail),
-		result: mk(result), expire: mk(luaExpire)}
+	ending := mk // the scripts that end jobs: result, fail, expire
+	if d == TerminalRecordExpires {
+		expiring := strings.Replace(prelude, "  redis.call('HSET', jk, 'state', to, 'updated_at', now)\n",
+			"  redis.call('HSET', jk, 'state', to, 'updated_at', now)\n  if TERMINAL[to] then redis.call('PEXPIRE', jk, 60000) end\n", 1)
+		ending = func(body string) *redis.Script {
+			return redis.NewScript(fmt.Sprintf(expiring, JobPrefix, DLQPrefix) + body)
+		}
+	}
+	return scripts{due: mk(luaDue), submit: mk(luaSubmit), cancel: mk(luaCancel), claim: mk(luaClaim), fail: ending(luaFail),
+		result: ending(result), expire: ending(luaExpire)}
 }
 
 // ScriptHashes names each script by the SHA1 EVALSHA sends for it, for an
 // observer that tells the queue's writes apart; a planted defect changes
-// the result script, so its hash too.
+// the scripts it plants itself in, so their hashes too.
 func ScriptHashes(d Defect) map[string]string {
 	s := newScripts(d)
 	return map[string]string{"due": s.due.Hash(), "submit": s.submit.Hash(), "cancel": s.cancel.Hash(),
