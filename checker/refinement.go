@@ -341,7 +341,7 @@ func retryCapNotEarly(c *run, cm Commit) string {
 	if !cm.DLQ.RetriesExhausted && cm.DLQ.ReasonCode != sys.RetryCapReason {
 		return ""
 	}
-	if n := c.countTo(cm.Job, sys.Scheduled); n < sys.MaxSchedulingRetries {
+	if n := c.attempts(cm.Job); n < sys.MaxSchedulingRetries {
 		return fmt.Sprintf("reason %s after %d attempts; cap %d", cm.DLQ.ReasonCode, n, sys.MaxSchedulingRetries)
 	}
 	return ""
@@ -360,7 +360,7 @@ func retryCapNotLate(c *run, cm Commit) string {
 		if s.Step >= cm.Step {
 			break
 		}
-		if sys.Entered(s.From, s.To, sys.Scheduled) {
+		if sys.ChargesAttempt(s.From, s.To) {
 			made++
 		}
 	}

@@ -44,6 +44,12 @@ const (
 	// the broker once, not at least once.
 	FeatureExactlyOnce Feature = "an exactly-once delivery promise"
 	FeatureRollback    Feature = "a rollback from the dispatched state to the scheduled one"
+	// FeaturePickGrace: a job without a route is retried for a grace window
+	// before it fails (the spec's PickGrace).
+	FeaturePickGrace Feature = "a pick grace window (the spec's PickGrace)"
+	// FeatureRouteAwaited: a job without a route waits for one (retried,
+	// within a grace or up to the retry cap) rather than failing at once.
+	FeatureRouteAwaited Feature = "a wait for a route (a job no pool can take is retried, not failed at once)"
 )
 
 // In reports whether a system with spec s has the feature.
@@ -65,6 +71,10 @@ func (f Feature) In(s sut.Spec) bool {
 		return s.Delivery == sut.ExactlyOnce
 	case FeatureRollback:
 		return s.Allowed(s.Dispatched, s.Scheduled)
+	case FeaturePickGrace:
+		return s.PickGrace > 0
+	case FeatureRouteAwaited:
+		return !s.NoRouteFailsAtOnce
 	}
 	return false
 }

@@ -122,7 +122,9 @@ func TestOutboxReleaseFitsItsSpec(t *testing.T) {
 	}
 	require.ElementsMatch(t, []string{"regression/429-leaves-key-reserved",
 		"regression/crashed-reservation-never-reclaimed", "regression/retry-in-another-encoding-refused", "tenants", "idempotency-reservation", "admission-crash",
-		"run-admission-contract", "lock-renewals", "ambiguous-publish-no-dedup"}, na)
+		"run-admission-contract", "lock-renewals", "ambiguous-publish-no-dedup", "skewed-grace",
+		"regression/grace-window-shortened-by-clock-skew"}, na)
+	require.Contains(t, caseNamed(t, s, "skewed-grace").NotApplicable, "a pick grace window")
 	require.Contains(t, caseNamed(t, s, "tenants").NotApplicable, "tenant caps")
 	require.Contains(t, caseNamed(t, s, "lock-renewals").NotApplicable, "a job lock")
 	require.Contains(t, caseNamed(t, s, "ambiguous-publish-no-dedup").NotApplicable, "at-least-once")
@@ -197,6 +199,20 @@ func TestNewcomerReleaseFitsItsSpec(t *testing.T) {
 	require.Empty(t, SometimesNotApplicable("dlq_no_pool_mapping_topic", spec))
 	require.Empty(t, SometimesNotApplicable("redelivery_of_terminal", spec))
 	require.NotEmpty(t, SometimesNotApplicable("no_such_branch", spec))
+}
+
+// A system that fails a job without a route at once (no grace) is judged on
+// that choice: the cases whose point is a window for a late mapping do not
+// apply, the one whose point is a missing mapping's reason code does.
+func TestFailFastRoutingIsNotHeldToAGrace(t *testing.T) {
+	sys := respec{System: cordum.System{}, name: "fail-fast", edit: func(s *sut.Spec) {
+		s.PickGrace, s.NoRouteFailsAtOnce = 0, true
+	}}
+	s := Release().For(sys)
+	require.Contains(t, caseNamed(t, s, "no-pool-mapping-race").NotApplicable, "a wait for a route")
+	require.Contains(t, caseNamed(t, s, "skewed-grace").NotApplicable, "a pick grace window")
+	require.Empty(t, caseNamed(t, s, "no-pool-mapping-static").NotApplicable)
+	require.Empty(t, caseNamed(t, Release().For(cordum.System{}), "no-pool-mapping-race").NotApplicable)
 }
 
 // A case that cannot apply runs no seed and says why; it is neither a pass

@@ -30,6 +30,9 @@ var skewedGrace = Scenario{
 		o = skewUpTo90s(o)
 		return o.Enable(faults.PoolMappingMissing, faults.KindOptions{Probability: 1, DurationMsMin: 2000, DurationMsMax: 15000})
 	},
+	// Its point is a grace window measured across replicas: a system
+	// without one is not held to one.
+	Needs: []Feature{FeaturePickGrace},
 	Spec:  checker.Spec{AllSucceed: true, Timely: true},
 	Seeds: SeedRange{First: 3500, Count: 8},
 }

@@ -66,7 +66,7 @@ func describeSystem(s sut.Spec) string {
 	var has, lacks []string
 	for _, f := range []scenarios.Feature{scenarios.FeatureJobLock, scenarios.FeatureRunning, scenarios.FeatureRollback,
 		scenarios.FeatureReplicaCancels, scenarios.FeatureTenantCaps, scenarios.FeatureInvalidRequest,
-		scenarios.FeatureRunAdmission} {
+		scenarios.FeatureRunAdmission, scenarios.FeaturePickGrace, scenarios.FeatureRouteAwaited} {
 		if f.In(s) {
 			has = append(has, string(f))
 		} else {

@@ -16,6 +16,12 @@ type Spec struct {
 	// state each attempt passes through (the attempt rule: attempts = number
 	// of moves into Scheduled).
 	Dispatched, Retrying, Scheduled string
+	// AttemptsFrom are the states a move into Scheduled counts an attempt
+	// from (nil: every state, Scheduled itself included, as Cordum counts).
+	// A system that does not charge a dispatch a crash or an expired lease
+	// ended (a move from Dispatched or Running back to Scheduled) leaves
+	// those states out; the attempt and retry-cap checks follow it.
+	AttemptsFrom []string
 	// Running is the state a job is in once a worker reported it started.
 	Running string
 	// CompoundSteps maps a state to the state every write into it passes
@@ -35,6 +41,11 @@ type Spec struct {
 	// MaxSchedulingRetries is the attempt count at which a job fails with
 	// its retries exhausted, never before.
 	MaxSchedulingRetries int
+	// NoRouteFailsAtOnce: a job no pool of its topic can take fails at once
+	// with its reason code, rather than being retried for a route to come
+	// (PickGrace is then 0). A legal choice, which leaves no window for a
+	// late pool mapping: cases whose point is that window do not apply.
+	NoRouteFailsAtOnce bool
 	// PickGrace is how long a permanent routing cause is retried before the
 	// job fails with it (0: the system has no such window); GraceReasons
 	// are the DLQ reason codes that end it.
@@ -352,6 +363,25 @@ func (s Spec) Allowed(from, to string) bool {
 func (s Spec) edge(from, to string) bool {
 	for _, t := range s.Transitions[from] {
 		if t == to {
+			return true
+		}
+	}
+	return false
+}
+
+// ChargesAttempt reports whether the observed move from -> to counts an
+// attempt: it enters Scheduled (on its own or as the middle of a compound
+// step) from a state AttemptsFrom names, or from any state when it names
+// none.
+func (s Spec) ChargesAttempt(from, to string) bool {
+	if !s.Entered(from, to, s.Scheduled) {
+		return false
+	}
+	if s.AttemptsFrom == nil {
+		return true
+	}
+	for _, st := range s.AttemptsFrom {
+		if st == from {
 			return true
 		}
 	}
