@@ -2,6 +2,7 @@ package reports
 
 import (
 	"slices"
+	"strings"
 
 	"github.com/dispatchsim/dispatchsim/history"
 	"github.com/dispatchsim/dispatchsim/sut"
@@ -37,18 +38,21 @@ var (
 // (its terminal states unknown), still labelled with its own name.
 type stateRoles struct{ spec *sut.Spec }
 
+// of is the role a state is coloured by. A state may hold several roles
+// (a queue whose claim is both its scheduling pass and its dispatch): the
+// one a job sits in longest wins, dispatched and running before scheduled.
 func (r stateRoles) of(state string) stateRole {
 	s := r.spec
 	if s == nil || state == "" {
 		return roleOther
 	}
 	switch state {
-	case s.Scheduled:
-		return roleScheduled
 	case s.Dispatched:
 		return roleDispatched
 	case s.Running:
 		return roleRunning
+	case s.Scheduled:
+		return roleScheduled
 	case s.Retrying:
 		return roleRetrying
 	case s.Succeeded:
@@ -66,10 +70,38 @@ func (r stateRoles) of(state string) stateRole {
 	return roleOther
 }
 
+// title says which of the spec's roles a state holds, for a tooltip:
+// "CLAIMED: the spec's Scheduled and Dispatched roles".
+func (r stateRoles) title(state string) string {
+	s := r.spec
+	if s == nil || state == "" {
+		return state + ": no spec names its role"
+	}
+	var held []string
+	for _, role := range []struct{ name, state string }{{"Scheduled", s.Scheduled}, {"Dispatched", s.Dispatched},
+		{"Running", s.Running}, {"Retrying", s.Retrying}, {"Succeeded", s.Succeeded}, {"Failed", s.Failed},
+		{"Cancelled", s.Cancelled}, {"TimedOut", s.TimedOut}} {
+		if role.state == state {
+			held = append(held, role.name)
+		}
+	}
+	switch {
+	case len(held) == 1:
+		return state + ": the spec's " + held[0] + " role"
+	case len(held) > 1:
+		return state + ": the spec's " + strings.Join(held[:len(held)-1], ", ") + " and " + held[len(held)-1] + " roles"
+	case s.IsTerminal(state):
+		return state + ": terminal, no role of the spec's"
+	}
+	return state + ": no role of the spec's, not terminal"
+}
+
 // legendRow is one role in the legend, with the states that have it.
 type legendRow struct {
 	Class, Word string
 	States      []string
+	// Title says the roles each of States holds, for the row's tooltip.
+	Title string
 }
 
 // legend lists the roles of the spec's states and of any state the history
@@ -97,11 +129,14 @@ func (r stateRoles) legend(h *history.History) []legendRow {
 	var rows []legendRow
 	for _, role := range roleOrder {
 		row := legendRow{Class: role.Class, Word: role.Word}
+		var titles []string
 		for _, s := range states {
 			if r.of(s) == role {
 				row.States = append(row.States, s)
+				titles = append(titles, r.title(s))
 			}
 		}
+		row.Title = strings.Join(titles, "; ")
 		if len(row.States) > 0 {
 			rows = append(rows, row)
 		}

@@ -142,3 +142,26 @@ func TestNoEngineStateNamesInPages(t *testing.T) {
 		}
 	}
 }
+
+// A state that holds two roles (a queue whose claim is both its scheduling
+// pass and its dispatch) is coloured as the state a job sits in, labelled
+// with its own name, and its tooltip names both roles; no legend row says it
+// is scheduled.
+func TestAStateWithTwoRolesIsColouredByTheOneAJobSitsIn(t *testing.T) {
+	spec := sut.Spec{States: []string{"WAITING", "CLAIMED", "OK"}, Terminal: []string{"OK"},
+		Scheduled: "CLAIMED", Dispatched: "CLAIMED", Retrying: "WAITING", Succeeded: "OK"}
+	r := stateRoles{spec: &spec}
+	require.Equal(t, roleDispatched, r.of("CLAIMED"))
+	require.Equal(t, "CLAIMED: the spec's Scheduled and Dispatched roles", r.title("CLAIMED"))
+	require.Equal(t, "WAITING: the spec's Retrying role", r.title("WAITING"))
+	rows := r.legend(nil)
+	for _, row := range rows {
+		if row.Class == roleScheduled.Class {
+			t.Fatalf("a scheduled row: %+v", row)
+		}
+		if row.Class == roleDispatched.Class {
+			require.Equal(t, []string{"CLAIMED"}, row.States)
+			require.Equal(t, "CLAIMED: the spec's Scheduled and Dispatched roles", row.Title)
+		}
+	}
+}

@@ -29,7 +29,7 @@ func drawLane(id string, e *laneEvents, h *history.History, fx *faultIndex, role
 		}
 		role := roles.of(s.To)
 		seg := stateSeg{X: ax.x(s.Step), W: max(ax.x(end)-ax.x(s.Step), 1.5), Class: role.Class,
-			Title: fmt.Sprintf("%s (%s) from step %d (t=%s), committed by %s", s.To, role.Word, s.Step, fmtDur(s.Time), s.Actor)}
+			Title: fmt.Sprintf("%s (%s) from step %d (t=%s), committed by %s", s.To, roles.title(s.To), s.Step, fmtDur(s.Time), s.Actor)}
 		// A zoomed lane names each state under its bar where the name fits.
 		if big && seg.W >= segLabelWidth(s.To)+6 {
 			seg.Label, seg.LabelX = s.To, seg.X+2

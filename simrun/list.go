@@ -41,7 +41,7 @@ func newListCmd() *cobra.Command {
 			if err := tw.Flush(); err != nil {
 				return err
 			}
-			fmt.Fprintln(out, "\nSCENARIOS")
+			fmt.Fprintf(out, "\nSCENARIOS (in %s's state names)\n", sys.Name())
 			for _, sc := range scenarios.All() {
 				kinds := "drawn per seed (swarm)"
 				if !sc.Swarm {
@@ -52,7 +52,7 @@ func newListCmd() *cobra.Command {
 					kinds = strings.Join(names, ", ")
 				}
 				fmt.Fprintf(out, "%s  [%s, seeds %d..%d]\n    %s\n    faults: %s\n", sc.Name, sc.Source, sc.Seeds.First,
-					sc.Seeds.First+uint64(sc.Seeds.Count)-1, sc.Description, kinds)
+					sc.Seeds.First+uint64(sc.Seeds.Count)-1, sc.On(sys).Describe(), kinds)
 			}
 			return nil
 		},

@@ -446,3 +446,27 @@ func TestProgramNameIsACommandThatRuns(t *testing.T) {
 	require.True(t, strings.HasPrefix(goRun, "go run "), goRun)
 	require.NotContains(t, goRun, "go-build")
 }
+
+// claimedQueue is the bundled engine under another name whose dispatched
+// state is CLAIMED: what list prints for a system of other state names.
+type claimedQueue struct{ cordum.System }
+
+func (claimedQueue) Name() string { return "claimed-queue" }
+
+func (q claimedQueue) Spec(o sut.Options) sut.Spec {
+	s := q.System.Spec(o)
+	s.Dispatched = "CLAIMED"
+	return s
+}
+
+// list describes each scenario in --system's own state names.
+func TestListDescribesScenariosInTheSystemsStateNames(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	code := Run([]string{"list", "--system", "claimed-queue"}, strings.NewReader(""), &stdout, &stderr, cordum.System{},
+		claimedQueue{})
+	require.Equal(t, 0, code, stderr.String())
+	scenariosPart := stdout.String()[strings.Index(stdout.String(), "SCENARIOS"):]
+	require.Contains(t, scenariosPart, "SCENARIOS (in claimed-queue's state names)")
+	require.Contains(t, scenariosPart, "CLAIMED is written")
+	require.NotContains(t, scenariosPart, cordum.System{}.Spec(sut.Options{}).Dispatched+" ")
+}
