@@ -55,7 +55,7 @@ func (r Report) Failed() bool {
 // state role, worker outcome, cancel, timeout, rollback, lock and admission
 // path a system may have. Two seeds each keep it a few seconds.
 var worlds = []string{"worker-outcomes", "cancels", "topic-timeouts", "dispatch-rollback", "lock-renewals",
-	"run-admission-contract"}
+	"run-admission-contract", "no-pool-mapping-static", "scheduling-retry-cap", "submit-retries", "store-failover"}
 
 // Check runs sys through the worlds and reads what its adapter reported.
 func Check(sys sut.System) Report {
@@ -63,6 +63,7 @@ func Check(sys sut.System) Report {
 	spec := sys.Spec(sut.Options{})
 	rep := Report{System: sys.Name()}
 	a := newAudit(spec)
+	d := newDeclared(spec)
 	for _, name := range worlds {
 		sc, ok := scenarios.Lookup(name)
 		if !ok {
@@ -77,10 +78,12 @@ func Check(sys sut.System) Report {
 				continue
 			}
 			a.run(o)
+			d.run(o)
 		}
 	}
 	a.commands(rec.obs)
 	a.workerGate(sys)
+	d.judge(a, sys)
 	rep.Findings = a.findings()
 	return rep
 }

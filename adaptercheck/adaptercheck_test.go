@@ -3,9 +3,11 @@ package adaptercheck
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/dispatchsim/dispatchsim/engine"
 	"github.com/dispatchsim/dispatchsim/sut"
 	"github.com/dispatchsim/dispatchsim/systems/cordum"
 	"github.com/dispatchsim/dispatchsim/systems/outbox"
@@ -32,11 +34,19 @@ func TestAdapterMistakesAreNamed(t *testing.T) {
 		{"spec misses a state", broken{mistake: specWithoutState}, `which the spec does not list`},
 		{"spec forbids a move the store made", broken{mistake: specWithoutEdge}, "Transitions do not allow"},
 		{"lock never named", broken{mistake: noLockFacts}, "never named a lock command"},
+		{"cancel writer", broken{mistake: cancelsByGateway}, "Spec.Cancels says the gateway writes cancels, but all"},
+		{"grace longer than the wait", broken{mistake: graceTooLong}, "Spec.PickGrace is 5m0s"},
+		{"fail-fast declared, a grace kept", broken{mistake: failFastDeclared}, "Spec.NoRouteFailsAtOnce, but jobs without a route waited"},
+		{"the cap's code read as the cause", broken{mistake: capAsCause}, "record that same code as their cause"},
+		{"a state called terminal that is not", broken{mistake: retryingTerminal}, "take it out of Spec.Terminal"},
+		{"an at-least-once promise without a consumer", broken{mistake: atLeastOnceWithoutConsumer}, "the worker protocol has none"},
+		{"no submit window declared", broken{mistake: noSubmitWindow}, "declare Spec.SubmitDedupWindow"},
 	}
+	warningsOnly := map[string]bool{"scripts unnamed": true, "no submit window declared": true}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			rep := Check(c.sys)
-			require.True(t, rep.Failed() || c.name == "scripts unnamed", rep.String())
+			require.True(t, rep.Failed() || warningsOnly[c.name], rep.String())
 			require.True(t, strings.Contains(rep.String(), c.finds), rep.String())
 		})
 	}
@@ -50,6 +60,13 @@ const (
 	specWithoutState
 	specWithoutEdge
 	noLockFacts
+	cancelsByGateway
+	graceTooLong
+	failFastDeclared
+	capAsCause
+	retryingTerminal
+	atLeastOnceWithoutConsumer
+	noSubmitWindow
 )
 
 // broken is the engine's adapter with one mistake made on purpose.
@@ -77,8 +94,27 @@ func (b broken) Spec(o sut.Options) sut.Spec {
 			}
 		}
 		s.Transitions = tr
+	case cancelsByGateway:
+		s.Cancels = sut.CancelByGateway
+	case graceTooLong:
+		s.PickGrace = 5 * time.Minute
+	case failFastDeclared:
+		s.NoRouteFailsAtOnce = true
+	case retryingTerminal:
+		s.Terminal = append(append([]string{}, s.Terminal...), s.Retrying)
+	case atLeastOnceWithoutConsumer:
+		s.Delivery = sut.AtLeastOnceIdempotentConsumer
+	case noSubmitWindow:
+		s.SubmitDedupWindow = 0
 	}
 	return s
+}
+
+func (b broken) Worker() sut.WorkerProtocol {
+	if b.mistake == atLeastOnceWithoutConsumer {
+		return plainProtocol{b.System.Worker()}
+	}
+	return b.System.Worker()
 }
 
 func (b broken) Observer() sut.Observer { return brokenObserver{b.System.Observer(), b.mistake} }
@@ -93,7 +129,25 @@ func (o brokenObserver) Job(v sut.View, key string) sut.JobFact {
 	if o.mistake == dropResultPtr {
 		f.ResultPtr = ""
 	}
+	if o.mistake == capAsCause && f.Cause != "" {
+		f.Cause = string(engine.ReasonMaxSchedulingRetries)
+	}
 	return f
+}
+
+// DLQ, with capAsCause, files every job that used its retries up under
+// the cap's own code, as a system that names no root cause does.
+func (o brokenObserver) DLQ(v sut.View) map[string]sut.DLQEntry {
+	out := o.Observer.DLQ(v)
+	if o.mistake == capAsCause {
+		for id, e := range out {
+			if e.RetriesExhausted {
+				e.ReasonCode = string(engine.ReasonMaxSchedulingRetries)
+				out[id] = e
+			}
+		}
+	}
+	return out
 }
 
 func (o brokenObserver) Scripts() map[string]string {

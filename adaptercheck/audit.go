@@ -44,6 +44,9 @@ func (a *audit) listed(state string) bool {
 func (a *audit) run(o *scenarios.Outcome) {
 	h := o.Run.History
 	for _, c := range h.States {
+		if lostAt(o, c.JobID, c.Step) {
+			continue // the store went back to an older copy: the environment's move, not the system's
+		}
 		a.seen[c.To]++
 		if c.To != "" && !a.listed(c.To) {
 			a.outside[c.To] = c.JobID
@@ -157,11 +160,21 @@ func (a *audit) findings() []Finding {
 				"if the system enters it, Job does not report it; if it never does, take it out of the spec")
 		}
 	}
-	var bad []string
+	var bad, resurrected []string
 	for _, m := range sortedMoves(a.moves) {
-		if m[0] != "" && !s.Allowed(m[0], m[1]) {
-			bad = append(bad, fmt.Sprintf("%s -> %s (%s)", orNone(m[0]), m[1], a.moves[m]))
+		move := fmt.Sprintf("%s -> %s (%s)", orNone(m[0]), m[1], a.moves[m])
+		switch {
+		case s.IsTerminal(m[0]):
+			resurrected = append(resurrected, move) // allowed by Transitions or not
+		case m[0] != "" && !s.Allowed(m[0], m[1]):
+			bad = append(bad, move)
 		}
+	}
+	if len(resurrected) > 0 {
+		// Never advise a spec that admits what a contract forbids.
+		a.add(Error, "the store moved jobs out of a terminal state: "+strings.Join(resurrected, "; "),
+			"if the state is not terminal, take it out of Spec.Terminal; if it is, keep it final in the system's writes (no_resurrection fails this); "+
+				"never widen Spec.Transitions to allow it, which would hide the bug")
 	}
 	if len(bad) > 0 {
 		a.add(Error, "the store committed moves the spec's Transitions do not allow: "+strings.Join(bad, "; "),
@@ -185,6 +198,17 @@ func (a *audit) findings() []Finding {
 	}
 	sort.SliceStable(a.out, func(i, j int) bool { return a.out[i].Severity == Error && a.out[j].Severity != Error })
 	return a.out
+}
+
+// lostAt reports whether the state change of job at step is a store loss
+// putting back an older copy of it.
+func lostAt(o *scenarios.Outcome, job string, step uint64) bool {
+	for _, l := range o.Run.History.StoreLosses {
+		if l.Step == step && l.Affects(job) {
+			return true
+		}
+	}
+	return false
 }
 
 func roleOf(s sut.Spec, st string) string {

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/dispatchsim/dispatchsim/adaptercheck"
 	"github.com/dispatchsim/dispatchsim/faults"
 	"github.com/dispatchsim/dispatchsim/scenarios"
 	"github.com/dispatchsim/dispatchsim/sim"
@@ -203,6 +204,18 @@ func TestCommandLine(t *testing.T) {
 // makes it again (submit_dedup).
 func TestTerminalRecordExpiresIsCaught(t *testing.T) {
 	caught(t, TerminalRecordExpires, "submit-retries", "submit_dedup", 9300, 8)
+}
+
+// check names the declaration the short retention breaks: the spec's
+// submit de-duplication window.
+func TestCheckNamesTheSubmitWindowTheRetentionBreaks(t *testing.T) {
+	rep := adaptercheck.Check(System{Defect: TerminalRecordExpires})
+	if !rep.Failed() || !strings.Contains(rep.String(), "Spec.SubmitDedupWindow promises they never do") {
+		t.Fatalf("check does not name the window:\n%s", rep)
+	}
+	if rep := adaptercheck.Check(System{}); rep.Failed() {
+		t.Fatalf("the correct queue fails check:\n%s", rep)
+	}
 }
 
 // The release gate through the command line, as CI runs it: the correct
