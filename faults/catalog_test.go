@@ -207,3 +207,15 @@ func TestTargetsAreStableDescriptions(t *testing.T) {
 	withFacts(other)
 	require.False(t, RollbackWriteFails.Applies(other))
 }
+
+// Every kind says what it needs to fire; a kind aimed at a write the
+// observer must name says which hook names it, and which spec field.
+func TestEveryKindSaysWhatItNeedsToFire(t *testing.T) {
+	for _, k := range Catalog() {
+		require.NotEmpty(t, k.FiresAt(), k.Name)
+	}
+	for _, k := range []Kind{DispatchedWriteFails, RunningWriteFails, RollbackWriteFails, CancelWriteFails} {
+		require.Contains(t, k.FiresAt(), "Observer.Command", k.Name)
+		require.Contains(t, k.FiresAt(), "Spec.", k.Name)
+	}
+}

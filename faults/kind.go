@@ -56,6 +56,9 @@ type Kind struct {
 	Defaults KindOptions
 
 	applies func(p *sim.Point) bool
+	// hint says what must happen for the kind to fire, naming the spec
+	// field or adapter hook that decides it ("": the point's own, FiresAt).
+	hint string
 	// needs says which systems have the kind's fault point at all (zero:
 	// all); a kind a system cannot reach is not declared for it.
 	needs       need
@@ -76,6 +79,32 @@ type Kind struct {
 // says nothing about probability, windows or the budget.
 func (k Kind) Applies(p *sim.Point) bool {
 	return k.applies != nil && p != nil && p.Kind == k.Point && k.applies(p)
+}
+
+// FiresAt says what must happen for the kind to fire, and which spec field
+// or adapter hook decides whether it can: the lead a never-fired kind gives.
+func (k Kind) FiresAt() string {
+	if k.hint != "" {
+		return k.hint
+	}
+	switch k.Timing {
+	case Setup:
+		return "the world's setup, when the kind is on (it fires whenever its world is drawn with it)"
+	case Window:
+		return "every eligible point inside a window drawn at setup: " + pointWords[k.Point]
+	}
+	return pointWords[k.Point]
+}
+
+// pointWords say, per fault point, what the simulator must see for a kind
+// there to fire, and what the adapter says of it.
+var pointWords = map[sim.PointKind]string{
+	sim.PointRedis:   "a store command of the actors the kind aims at (Observer.Command says what each command does)",
+	sim.PointPublish: "a publish of a job's message (Observer.Message names the job; heartbeats are not job traffic)",
+	sim.PointDeliver: "a delivery of a job's message to a replica's handler (sut.Replica's subscriptions)",
+	sim.PointAck:     "a handler settling a job's message (sut.Handler's Settle)",
+	sim.PointWorker:  "a worker finishing a dispatch it decoded (WorkerProtocol.DecodeDispatch)",
+	sim.PointClient:  "a client's submit the gateway applied (Gateway.Submit returning nil)",
 }
 
 // AppliesTo reports whether a system with spec s has the kind's fault point.

@@ -17,4 +17,5 @@ var AdmissionWriteFailsBeforeApply = register(Kind{
 	applies: func(p *sim.Point) bool {
 		return p.Group == "gateway" && p.Write && p.Fact.Admission
 	},
+	hint: "a run admission write of the gateway (Observer.Command's Admission); Spec.RunAdmission declares admission",
 })

@@ -13,5 +13,6 @@ var CancelWriteFails = register(Kind{
 	Effect:      sim.EffectFailBeforeApply,
 	Defaults:    KindOptions{Probability: 0.3},
 	applies:     func(p *sim.Point) bool { return isTransition(p, anyState, cancelledState) },
+	hint:        "a replica's write that Observer.Command reports as a Transition into Spec.Cancelled; Spec.Cancels says whether replicas write cancels at all",
 	needs:       needReplicaCancels,
 })

@@ -12,4 +12,5 @@ var DispatchedWriteFails = register(Kind{
 	Effect:      sim.EffectFailBeforeApply,
 	Defaults:    KindOptions{Probability: 0.05},
 	applies:     func(p *sim.Point) bool { return isTransition(p, anyState, dispatchedState) },
+	hint:        "a replica's write that Observer.Command reports as a Transition into the spec's Dispatched state (Spec.Dispatched)",
 })

@@ -15,6 +15,7 @@ var GatewayCrashAfterReserve = register(Kind{
 	Defaults:    KindOptions{Probability: 0.2},
 	needs:       needAdmission,
 	applies:     func(p *sim.Point) bool { return p.Group == "gateway" && isReservationWrite(p) },
+	hint:        "the gateway's reservation of an idempotency key (Observer.Command's Reserve); Spec.RunAdmission declares admission",
 })
 
 // isReservationWrite: the observer's fact for the admission writes that bind

@@ -21,5 +21,6 @@ var LockRenewalFails = register(Kind{
 	applies: func(p *sim.Point) bool {
 		return isReplica(p.Group) && p.Fact.LockOp == sut.LockRenew && strings.Contains(p.Actor, "/timer#")
 	},
+	hint:  "a lock renewal on a timer that Observer.Command reports (LockKey, LockOp renew); Spec.JobLock declares the lock",
 	needs: needJobLock,
 })

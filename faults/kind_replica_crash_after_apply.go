@@ -12,6 +12,7 @@ var ReplicaCrashAfterApply = register(Kind{
 	Effect:      sim.EffectCrashAfterApply,
 	Defaults:    KindOptions{Probability: 0.001},
 	applies:     func(p *sim.Point) bool { return isReplica(p.Group) && p.Write },
+	hint:        "a replica's store write (scripts count), at a rate per write that Spec.ReplicaWritesPerJob scales up for a system that writes less than Cordum's engine",
 	class:       classReplicaCrash,
 	perWrite:    true,
 })

@@ -18,5 +18,6 @@ var ReplicaPauseBeyondLockTTL = register(Kind{
 		t, ok := transitionOf(p)
 		return ok && isReplica(p.Group) && t.Token != ""
 	},
+	hint:  "a replica's transition write while it holds a job's lock (Observer.Command's Transition and Token); Spec.JobLock declares the lock",
 	class: classReplicaPause,
 })

@@ -14,4 +14,5 @@ var RollbackWriteFails = register(Kind{
 	Defaults:    KindOptions{Probability: 0.3},
 	needs:       needRollback,
 	applies:     func(p *sim.Point) bool { return isTransition(p, dispatchedState, scheduledState) },
+	hint:        "a replica's write that Observer.Command reports as a Transition from Spec.Dispatched back to Spec.Scheduled (a rollback after a failed publish)",
 })

@@ -13,5 +13,6 @@ var RunningWriteFails = register(Kind{
 	Effect:      sim.EffectFailBeforeApply,
 	Defaults:    KindOptions{Probability: 0.05},
 	applies:     func(p *sim.Point) bool { return isTransition(p, dispatchedState, runningState) },
+	hint:        "a replica's write that Observer.Command reports as a Transition from Spec.Dispatched into Spec.Running",
 	needs:       needRunning,
 })

@@ -15,5 +15,6 @@ var SubmitRetriedLate = register(Kind{
 	Effect:      sim.EffectDelay,
 	Defaults:    KindOptions{Probability: 0.1, DurationMsMin: 2_000, DurationMsMax: 600_000},
 	applies:     func(p *sim.Point) bool { return p.Group == "clients" },
+	hint:        "a client's submit the gateway applied (Gateway.Submit returning nil), in a system that declares Spec.SubmitDedupWindow",
 	needs:       needSubmitDedup,
 })

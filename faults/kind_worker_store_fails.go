@@ -14,6 +14,7 @@ var WorkerStoreFails = register(Kind{
 	Effect:      sim.EffectFailBeforeApply,
 	Defaults:    KindOptions{Probability: 0.05},
 	applies:     func(p *sim.Point) bool { return isWorker(p.Group) },
+	hint:        "a worker's own store command before it runs a dispatch (its WorkerProtocol's IdempotentConsumer); Spec.WorkerGate declares the gate",
 	needs:       needWorkerStore,
 })
 
@@ -28,5 +29,6 @@ var WorkerStoreReplyLost = register(Kind{
 	Effect:      sim.EffectReplyLostAfterApply,
 	Defaults:    KindOptions{Probability: 0.05},
 	applies:     func(p *sim.Point) bool { return isWorker(p.Group) && p.Write },
+	hint:        "a worker's store write claiming a dispatch (its IdempotentConsumer); Spec.WorkerGate = GateClaim declares the claim",
 	needs:       needWorkerClaim,
 })

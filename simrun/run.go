@@ -547,6 +547,7 @@ func printSummary(w io.Writer, sum *reports.Summary, failures []string, out stri
 			line += "  never fired: " + k
 		}
 		fmt.Fprintln(w, line)
+		printNeverFiredLeads(w, c)
 	}
 	fit.print(w, sum)
 	rate := float64(len(sum.Seeds)) / max(wall.Seconds(), 1e-9)
