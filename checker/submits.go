@@ -1,6 +1,7 @@
 package checker
 
 import (
+	"slices"
 	"time"
 
 	"github.com/dispatchsim/dispatchsim/history"
@@ -12,8 +13,10 @@ import (
 // (after a lost reply, or late) is made a job once, as long as every submit
 // sent before the second making lies inside the window from the first. A job
 // is made when the store first holds it, and made again when a later write
-// starts it over from nothing or from a terminal state: what a retry let
-// through a forgotten or expired de-duplication key does.
+// starts it over, from nothing or from a terminal state, in a state a job is
+// made in (the spec's moves from none): what a retry let through a forgotten
+// or expired de-duplication key does. Any other move out of a terminal state
+// is a resurrection, no_resurrection's, not this check's.
 func checkSubmitDedup(c *run) {
 	window := c.in.System.SubmitDedupWindow
 	if window <= 0 {
@@ -21,8 +24,8 @@ func checkSubmitDedup(c *run) {
 	}
 	for _, job := range c.in.History.Submitted {
 		attempts := job.Attempts
-		if len(attempts) == 0 {
-			attempts = []time.Duration{job.At}
+		if len(attempts) < 2 {
+			continue // sent once: nothing was retried
 		}
 		made := c.makings(job.JobID)
 		if len(made) < 2 {
@@ -47,11 +50,13 @@ func checkSubmitDedup(c *run) {
 }
 
 // makings are the state changes that made job a job: its first, and every
-// later one from nothing or from a terminal state.
+// later one from nothing or from a terminal state into a state a job is
+// made in.
 func (c *run) makings(job string) []history.StateChange {
 	var out []history.StateChange
+	sys := c.in.System
 	for i, s := range c.jobStates[job] {
-		if i == 0 || s.From == "" || c.in.System.IsTerminal(s.From) {
+		if i == 0 || (s.From == "" || sys.IsTerminal(s.From)) && slices.Contains(sys.Transitions[""], s.To) {
 			out = append(out, s)
 		}
 	}

@@ -47,6 +47,19 @@ func TestSubmitDedupHoldsOnlyWhatTheSpecPromises(t *testing.T) {
 	for _, window := range []time.Duration{time.Minute, 0} {
 		require.NotContains(t, checkers(checkWithWindow(remade(90*time.Second), window)), "submit_dedup", "window %s", window)
 	}
+	// Sent once and made again: a resurrection, no_resurrection's to name,
+	// not a retried submit's.
+	once := remade(90 * time.Second)
+	once.h.Submitted[0].Attempts = once.h.Submitted[0].Attempts[:1]
+	require.NotContains(t, checkers(checkWithWindow(once, sut.SubmitDedupForever)), "submit_dedup")
+	// Retried, and moved out of a terminal state into one no job is made
+	// in: a resurrection too.
+	s0 := newStory().dispatch("j1")
+	s0.h.Submitted[0].Attempts = []time.Duration{s0.h.Submitted[0].At, s0.h.Submitted[0].At + time.Second}
+	s0.commit("j1", engine.StateRetrying)
+	r := checkWithWindow(s0, sut.SubmitDedupForever)
+	require.Contains(t, checkers(r), "no_resurrection")
+	require.NotContains(t, checkers(r), "submit_dedup")
 	// Retried, but made once: nothing to find.
 	s := newStory().dispatch("j1")
 	s.h.Submitted[0].Attempts = []time.Duration{s.h.Submitted[0].At, s.h.Submitted[0].At + time.Second}

@@ -251,10 +251,13 @@ func replay(w io.Writer, t seedTarget, rec record, out string, intoFolder, trace
 		}
 		res.Artifacts = dir
 		res.Replay = replayFrom(dir)
-		if err := writeArtifacts(dir, t.sc, o, res, reports.Meta{Replay: res.Replay}); err != nil {
+		shrink := shrinkLine(t.sc.System.Name(), t.sc.Name, t.seed, t.sc.Variant())
+		if err := writeArtifacts(dir, t.sc, o, res, reports.Meta{Replay: res.Replay, Shrink: shrink}); err != nil {
 			return &exitError{code: exitUsage, err: err}
 		}
-		fmt.Fprintf(w, "report: %s\n", filepath.Join(dir, "report.html"))
+		// The lines that reproduce it, as a run prints them: a replay of a
+		// branch or a strategy has no run's folder to point at but this one.
+		fmt.Fprintf(w, "report: %s\n  replay: %s\n  shrink: %s\n", filepath.Join(dir, "report.html"), res.Replay, shrink)
 	}
 	return exitWith(verdictCode(res.Verdict))
 }
