@@ -1,8 +1,12 @@
 package scenarios
 
 import (
+	"flag"
 	"fmt"
+	"os"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -12,6 +16,7 @@ import (
 	"github.com/dispatchsim/dispatchsim/checker"
 	"github.com/dispatchsim/dispatchsim/faults"
 	"github.com/dispatchsim/dispatchsim/history"
+	"github.com/dispatchsim/dispatchsim/internal/longtest"
 	"github.com/dispatchsim/dispatchsim/sim"
 	"github.com/dispatchsim/dispatchsim/systems/cordum"
 )
@@ -162,11 +167,41 @@ func stateMachine(t *rapid.T) {
 	}
 }
 
+// longChecks is how many sequences the long run draws (rapid's default is
+// 100, a fifth of it under -short): 3,000 took 65s of CPU on one core and
+// 2m36s on a 2-core machine others were loading, within the long run's 3
+// minutes for it.
+const longChecks = 3000
+
 // TestStateMachine runs the engine through random operation and fault
 // sequences. A failure is shrunk to a minimal sequence and saved under
 // testdata/rapid/TestStateMachine/, which every later run replays first.
 func TestStateMachine(t *testing.T) {
+	if longtest.Enabled() {
+		drawChecks(t, longChecks)
+	}
 	rapid.Check(t, stateMachine)
+}
+
+// rapidChecksChosen reports whether the command line (-rapid.checks) or the
+// environment (RAPID_CHECKS) chose rapid's check count; read before any
+// test sets the flag itself.
+var rapidChecksChosen = sync.OnceValue(func() bool {
+	_, chosen := os.LookupEnv("RAPID_CHECKS")
+	flag.Visit(func(f *flag.Flag) { chosen = chosen || f.Name == "rapid.checks" })
+	return chosen
+})
+
+// drawChecks has rapid draw n sequences in t, unless the count was chosen
+// where the run was started.
+func drawChecks(t *testing.T, n int) {
+	if rapidChecksChosen() {
+		return
+	}
+	old := flag.Lookup("rapid.checks").Value.String()
+	require.NoError(t, flag.Set("rapid.checks", strconv.Itoa(n)))
+	t.Cleanup(func() { _ = flag.Set("rapid.checks", old) })
+	t.Logf("long run: %d sequences", n)
 }
 
 // FuzzStateMachine is the same property for `go test -fuzz FuzzStateMachine`.
