@@ -78,6 +78,48 @@ func TestWithheldCountsOnlyTheWritersOwnUnpublishedDispatches(t *testing.T) {
 	require.Contains(t, v[0].Message, "at most 1 dispatches")
 }
 
+// A DISPATCHED write whose replica was killed whole after it (an operator's
+// kill, recorded under the replica's name) may never have been published
+// or counted: the withheld counters need not say it. A kill of another
+// replica, or one before the write, leaves it owed.
+func TestAKilledWritersDispatchIsNotOwedToTheWithheldCounters(t *testing.T) {
+	for why, kill := range map[string]struct {
+		replica string
+		before  bool
+		owed    bool
+	}{
+		"its replica killed after the write":  {"replica-1", false, false},
+		"another replica killed":              {"replica-2", false, true},
+		"its replica killed before the write": {"replica-1", true, true},
+	} {
+		s := newStory()
+		killed := func() {
+			s.tick()
+			s.h.Faults = append(s.h.Faults, history.FaultRecord{Step: s.step, Time: s.at(), Actor: kill.replica,
+				Kind: "Event:kill", Effect: history.EffectCrash})
+		}
+		if kill.before {
+			killed()
+		}
+		for _, st := range []engine.JobState{engine.StatePending, engine.StateScheduled, engine.StateDispatched} {
+			s.commit("j1", st)
+			s.h.States[len(s.h.States)-1].Actor = "replica-1/h"
+		}
+		if !kill.before {
+			killed()
+		}
+		s.h.End = s.at() + time.Second
+		v := only(Check(Input{History: &s.h, Final: s.final, DLQ: s.dlq, System: cordumSpec,
+			Metrics: []prometheus.Gatherer{counters(0, 0, 0), withheld(0)}}), "metrics")
+		if kill.owed {
+			require.Len(t, v, 1, why)
+			require.Contains(t, v[0].Message, "1 dispatches were written, heard to land, and never published by their writer", why)
+		} else {
+			require.Empty(t, v, why)
+		}
+	}
+}
+
 // A redelivered request that a handler took the job's lock for, found the
 // job dispatched, and acked without a write is a skipped redelivery. The
 // handler's own write before that take (its actor's first delivery wrote

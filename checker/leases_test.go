@@ -273,3 +273,33 @@ func TestTheLockCheckIsTheSectionsLastBeforeThePublish(t *testing.T) {
 	raced.h.Publishes[len(raced.h.Publishes)-1].Actor = h
 	require.Len(t, checked(raced), 1)
 }
+
+// A replica killed whole (an operator's kill, recorded under the replica's
+// name, not a section's) explains a lapse of any of its sections' leases
+// between the take and the lapse, as a section cut off mid-publish never
+// renews or releases again; a kill of another replica, or one outside that
+// span, does not.
+func TestAKillOfTheSectionsReplicaExcusesItsLapse(t *testing.T) {
+	const section = "replica-1/sys.job.submit#1.1"
+	take := leaseCmd{actor: section, op: sut.LockTake, untilOff: 3 * time.Second, held: true}
+	for why, kill := range map[string]struct {
+		replica string
+		off     time.Duration
+		excused bool
+	}{
+		"its replica killed while it held the lock": {"replica-1", time.Second, true},
+		"another replica killed":                    {"replica-2", time.Second, false},
+		"its replica killed before the take":        {"replica-1", -time.Second, false},
+		"its replica killed after the lapse":        {"replica-1", 4 * time.Second, false},
+	} {
+		s := leaseRun(take)
+		s.h.Faults = append(s.h.Faults, history.FaultRecord{Step: 3, Time: s.h.Locks[0].Time + kill.off, Actor: kill.replica,
+			Kind: "Event:kill", Effect: history.EffectCrash})
+		s.step += 10 // the run ends long after the lapse, with no release
+		if kill.excused {
+			require.Empty(t, only(s.check(), "lock_renewed"), why)
+		} else {
+			require.Len(t, only(s.check(), "lock_renewed"), 1, why)
+		}
+	}
+}
