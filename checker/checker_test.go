@@ -351,3 +351,31 @@ func TestRollbackFailuresAgainstTheRollbacksThatLanded(t *testing.T) {
 	lost.h.Faults = append(lost.h.Faults, history.FaultRecord{Step: end.Step, Actor: end.Actor, Effect: history.EffectReplyLostAfterApply})
 	require.Empty(t, judge(lost, 1), "landed, but its writer was told it failed")
 }
+
+// A lock whose holder was killed while it held the job stays until its TTL
+// runs out, and the reconciler passes a job with a busy lock by: the
+// dispatch timeout's bound waits for it, for as long as the lock lasts and
+// only when its holder went down.
+func TestAStrandedLockDelaysTheDispatchTimeoutBound(t *testing.T) {
+	stuck := func(holderKilled bool, stayed int) *story {
+		s := newStory().submit("j1").commit("j1", engine.StatePending).commit("j1", engine.StateScheduled).
+			commit("j1", engine.StateDispatched)
+		dispatchedAt := s.at()
+		s.step += 290 // the reconciler takes the job's lock just before its timeout
+		s.h.Locks = append(s.h.Locks, history.LockEvent{Step: s.tick(), Time: s.at(), Actor: "replica-1/reconciler#9.1",
+			JobID: "j1", Token: "tok", Op: sut.LockTake, Held: true, Until: s.at() + 60*time.Second, Sent: s.at()})
+		if holderKilled {
+			s.h.Faults = append(s.h.Faults, history.FaultRecord{Step: s.tick(), Time: s.at(), Actor: "replica-1",
+				Kind: "Event:kill", Effect: history.EffectCrash})
+		}
+		s.step = uint64((dispatchedAt + time.Duration(stayed)*time.Second) / time.Second)
+		s.commit("j1", engine.StateTimeout)
+		s.dead("j1", dlqEntry(engine.StateTimeout, engine.StateDispatched, engine.ReasonDispatchTimeout))
+		return s
+	}
+	// Timed out 370 s after dispatch: past the timeout and the ticks, but
+	// within the stranded lock's minute.
+	require.NotContains(t, checkers(stuck(true, 370).check()), "dispatch_timeout")
+	require.Contains(t, checkers(stuck(false, 370).check()), "dispatch_timeout", "a holder that stayed up excuses nothing")
+	require.Contains(t, checkers(stuck(true, 460).check()), "dispatch_timeout", "nor does a lock long run out")
+}

@@ -49,6 +49,9 @@ func checkLiveness(c *run) {
 			if !c.spec.Timely {
 				deadline = max(deadline, h.FaultPhaseEnd)
 			}
+			// A lock its holder's crash left on the job keeps the reconciler
+			// off it until the lock runs out.
+			deadline = max(deadline, c.strandedLockUntil(id, until))
 			deadline += slack
 			if until > deadline {
 				c.violate(LayerLiveness, "dispatch_timeout", id, step, until,
@@ -59,6 +62,33 @@ func checkLiveness(c *run) {
 	checkGraceNotLate(c)
 	checkRunKeysLive(c)
 	c.out.Figures.TimeoutNeverPublished = timeoutNeverPublished(c)
+}
+
+// strandedLockUntil is when the last lock on job taken before `before` and
+// never released runs out, when its holder crashed or stopped while it held
+// it: nothing frees such a lock but its TTL, and a sweep that finds it busy
+// passes the job by (0 when there is none).
+func (c *run) strandedLockUntil(job string, before time.Duration) time.Duration {
+	var out time.Duration
+	for _, ls := range c.leases() {
+		taken, _, ok := ls.firstHold()
+		if ls.job != job || !ok || taken >= before {
+			continue
+		}
+		if _, released := ls.released(); released {
+			continue
+		}
+		var last history.LockEvent
+		for _, l := range ls.events {
+			if l.Held && !l.Failed {
+				last = l
+			}
+		}
+		if c.wentDownSince(ls.taker, last.Step) {
+			out = max(out, last.Until)
+		}
+	}
+	return out
 }
 
 // timeoutNeverPublished counts jobs that ended TIMEOUT without the broker ever
