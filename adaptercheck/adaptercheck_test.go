@@ -8,6 +8,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/dispatchsim/dispatchsim/engine"
+	"github.com/dispatchsim/dispatchsim/history"
+	"github.com/dispatchsim/dispatchsim/scenarios"
+	"github.com/dispatchsim/dispatchsim/sim"
 	"github.com/dispatchsim/dispatchsim/sut"
 	"github.com/dispatchsim/dispatchsim/systems/cordum"
 	"github.com/dispatchsim/dispatchsim/systems/outbox"
@@ -41,6 +44,7 @@ func TestAdapterMistakesAreNamed(t *testing.T) {
 		{"a state called terminal that is not", broken{mistake: retryingTerminal}, "take it out of Spec.Terminal"},
 		{"an at-least-once promise without a consumer", broken{mistake: atLeastOnceWithoutConsumer}, "the worker protocol has none"},
 		{"no submit window declared", broken{mistake: noSubmitWindow}, "declare Spec.SubmitDedupWindow"},
+		{"a dispatch id without its generation", broken{mistake: idWithoutGen}, "dispatches of different generations of one job carried one id"},
 	}
 	warningsOnly := map[string]bool{"scripts unnamed": true, "no submit window declared": true}
 	for _, c := range cases {
@@ -67,6 +71,7 @@ const (
 	retryingTerminal
 	atLeastOnceWithoutConsumer
 	noSubmitWindow
+	idWithoutGen
 )
 
 // broken is the engine's adapter with one mistake made on purpose.
@@ -111,10 +116,23 @@ func (b broken) Spec(o sut.Options) sut.Spec {
 }
 
 func (b broken) Worker() sut.WorkerProtocol {
-	if b.mistake == atLeastOnceWithoutConsumer {
+	switch b.mistake {
+	case atLeastOnceWithoutConsumer:
 		return plainProtocol{b.System.Worker()}
+	case idWithoutGen:
+		return jobIDProtocol{plainProtocol{b.System.Worker()}}
 	}
 	return b.System.Worker()
+}
+
+// jobIDProtocol names a dispatch by its job alone: every generation of a
+// job carries one id.
+type jobIDProtocol struct{ plainProtocol }
+
+func (p jobIDProtocol) DecodeDispatch(data []byte) (sut.Dispatch, error) {
+	d, err := p.plainProtocol.DecodeDispatch(data)
+	d.ID = "d-" + d.JobID
+	return d, err
 }
 
 func (b broken) Observer() sut.Observer { return brokenObserver{b.System.Observer(), b.mistake} }
@@ -192,3 +210,22 @@ type gateless struct{ cordum.System }
 func (gateless) Worker() sut.WorkerProtocol { return plainProtocol{cordum.System{}.Worker()} }
 
 type plainProtocol struct{ sut.WorkerProtocol }
+
+// A job run exactly twice, at generations 0 and 1 under one dispatch id, is
+// named: the smallest history that shows the mistake.
+func TestADispatchIDOfTwoGenerationsIsNamed(t *testing.T) {
+	a := newAudit(cordum.System{}.Spec(sut.Options{}))
+	h := &history.History{Executions: []history.Execution{{JobID: "j-1", Gen: 0, DispatchID: "d-j-1"},
+		{JobID: "j-1", Gen: 1, DispatchID: "d-j-1"}, {JobID: "j-2", Gen: 0, DispatchID: "a"}, {JobID: "j-2", Gen: 1, DispatchID: "b"}}}
+	a.run(&scenarios.Outcome{Scenario: "s", Seed: 1, Run: &sim.Result{History: h}})
+	var what []string
+	for _, f := range a.findings() {
+		if strings.Contains(f.What, "dispatch id") {
+			what = append(what, f.What)
+		}
+	}
+	require.Len(t, what, 1, "%v", what)
+	require.Contains(t, what[0], "carried one id")
+	require.Contains(t, what[0], "job j-1")
+	require.NotContains(t, what[0], "j-2")
+}

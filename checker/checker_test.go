@@ -379,3 +379,27 @@ func TestAStrandedLockDelaysTheDispatchTimeoutBound(t *testing.T) {
 	require.Contains(t, checkers(stuck(false, 370).check()), "dispatch_timeout", "a holder that stayed up excuses nothing")
 	require.Contains(t, checkers(stuck(true, 460).check()), "dispatch_timeout", "nor does a lock long run out")
 }
+
+// A resurrection is one out of any terminal state, not only the succeeded
+// one: each of the spec's terminal states, left, is caught.
+func TestResurrectionFromEveryTerminalStateIsCaught(t *testing.T) {
+	for _, terminal := range cordumSpec.Terminal {
+		s := newStory().submit("j1").commit("j1", engine.StatePending).commit("j1", engine.JobState(terminal)).
+			commit("j1", engine.StateScheduled)
+		require.Contains(t, checkers(s.check()), "no_resurrection", terminal)
+	}
+}
+
+// A timeout is measured from the entry into the state it leaves that it
+// ends, not from an earlier stay there: a job dispatched, rolled back and
+// dispatched again times out a timeout after the second dispatch.
+func TestTimeoutIsMeasuredFromTheEntryItEnds(t *testing.T) {
+	s := newStory().submit("j1").commit("j1", engine.StatePending).commit("j1", engine.StateScheduled).
+		commit("j1", engine.StateDispatched).commit("j1", engine.StateScheduled)
+	s.step += 200
+	s.commit("j1", engine.StateDispatched)
+	s.step += 150 // 350 s after the first dispatch, 151 s after the second
+	s.commit("j1", engine.StateTimeout)
+	s.dead("j1", dlqEntry(engine.StateTimeout, engine.StateDispatched, engine.ReasonDispatchTimeout))
+	require.Contains(t, checkers(s.check()), "timeout_not_early")
+}

@@ -38,7 +38,11 @@ func TestMain(m *testing.M) {
 	}
 	simrunBin = filepath.Join(dir, "simrun")
 	// Without VCS stamping, so --commit decides the recorded commit.
-	if out, err := exec.Command("go", "build", "-buildvcs=false", "-o", simrunBin, "../cmd/simrun").CombinedOutput(); err != nil {
+	build := []string{"build", "-buildvcs=false", "-o", simrunBin}
+	if o := os.Getenv(mutants.TestOverlayEnv); o != "" {
+		build = append(build, "-overlay", o) // a weakening under test reaches the built CLI too
+	}
+	if out, err := exec.Command("go", append(build, "../cmd/simrun")...).CombinedOutput(); err != nil {
 		panic("build simrun: " + err.Error() + "\n" + string(out))
 	}
 	code := m.Run()
@@ -429,6 +433,8 @@ func buildMutantOf(t *testing.T, name, pkg, bin string) string {
 	overlay, err := m.Overlay("..", dir)
 	require.NoError(t, err)
 	bin = filepath.Join(dir, bin)
+	overlay, err = mutants.MergeOverlays(overlay, os.Getenv(mutants.TestOverlayEnv), dir)
+	require.NoError(t, err)
 	out, err := exec.Command("go", "build", "-buildvcs=false", "-overlay", overlay, "-o", bin, pkg).CombinedOutput()
 	require.NoError(t, err, string(out))
 	mutantBins[name+" "+pkg] = bin
