@@ -143,7 +143,8 @@ func (f *Fleet) start(wk *worker) {
 		gate, err := c.Consumer(sut.Ports{Redis: f.store.Client(wk.group), Clock: k.NewClock(wk.group, 0),
 			Random: f.env.Seeds.Child(wk.group + "/consumer"), Registerer: reg, Spawn: k.Spawner(wk.group)})
 		if err != nil {
-			panic(fmt.Sprintf("sim: %s consumer: %v", wk.group, err)) // a harness bug, not an input error
+			// The system's consumer could not start: its failure, not the harness's.
+			panic(kernel.SystemFailure(fmt.Sprintf("%s consumer could not start: %v", wk.group, err)))
 		}
 		wk.gate = gate
 	}
