@@ -289,7 +289,7 @@ func runSeeds(intr *interrupts, workers []worker, tasks []task, f runFlags, prog
 func oneLineFailure(r reports.SeedResult) string {
 	what := "linearizability " + r.Linearizability
 	if v, ok := reports.FirstFinding(r.Violations); ok {
-		what = v.Checker + ": " + v.Message
+		what = v.Checker + ": " + oneLine(v.Message)
 	}
 	return fmt.Sprintf("FAIL %s seed %d (%s) %s", r.Scenario, r.Seed, r.Verdict, what)
 }
@@ -369,6 +369,11 @@ func (rs *seedRuns) writeArtifacts(intr *interrupts, workers []worker, f runFlag
 		delete(rs.unwritten, o.task.Index)
 		d := rs.done[o.task.Index]
 		d.Result.Artifacts, d.Result.Replay = o.run.Result.Artifacts, o.run.Result.Replay
+		if o.run.Result.Verdict == reports.VerdictHarness {
+			// The re-run kept its trace: its harness fault carries the
+			// trace's tail up to the fault, which the first run could not.
+			d.Result.Violations = o.run.Result.Violations
+		}
 		rs.told[o.task.Index] = o.run.Failure
 	})
 }

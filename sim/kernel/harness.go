@@ -64,11 +64,25 @@ func (p *SystemPanic) Error() string {
 }
 
 // Recovered turns a panic recovered at where (an actor's name, or
-// "controller") into the run's error, and must be called from the deferred
-// function that recovered it: the stack it reads is the panicking one. A
-// Breach, or a panic raised in the harness's own packages, is a
-// HarnessFault; a SystemFailure or any other panic is a SystemPanic.
+// "controller") into the run's error (Classify), with the step, the time
+// and the trace's tail of the kernel's run. It must be called from the
+// deferred function that recovered the panic.
 func (k *Kernel) Recovered(where string, rec any) error {
+	err := Classify(where, rec)
+	if f, ok := err.(*HarnessFault); ok {
+		f.Step, f.Time = k.step, k.now
+		if b := k.trace.Bytes(); len(b) > 0 {
+			f.Tail = Tail(b, 20)
+		}
+	}
+	return err
+}
+
+// Classify says whose a recovered panic is, and must be called from the
+// deferred function that recovered it: the stack it reads is the panicking
+// one. A Breach, or a panic raised in the harness's own packages, is a
+// HarnessFault; a SystemFailure or any other panic is a SystemPanic.
+func Classify(where string, rec any) error {
 	stack := string(debug.Stack())
 	value := fmt.Sprint(rec)
 	_, breach := rec.(Breach)
@@ -76,11 +90,7 @@ func (k *Kernel) Recovered(where string, rec any) error {
 	if system || !breach && !raisedByHarness() {
 		return &SystemPanic{Where: where, Value: value, Stack: stack}
 	}
-	f := &HarnessFault{Where: where, Value: value, Stack: stack, Step: k.step, Time: k.now}
-	if b := k.trace.Bytes(); len(b) > 0 {
-		f.Tail = Tail(b, 20)
-	}
-	return f
+	return &HarnessFault{Where: where, Value: value, Stack: stack}
 }
 
 // module is this module's import path ("github.com/dispatchsim/dispatchsim"),

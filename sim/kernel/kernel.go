@@ -51,7 +51,7 @@ type Kernel struct {
 
 	// fault is the first panic an actor or the controller raised: a
 	// HarnessFault or a SystemPanic (Recovered).
-	fault   error
+	fault    error
 	stalled  atomic.Pointer[string]
 	progress atomic.Uint64
 	waiting  atomic.Bool
