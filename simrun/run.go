@@ -58,7 +58,7 @@ func newRunCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use: "run",
 		Short: "Run a suite or a scenario over seeds; exit 0 pass, 1 safety, 3 liveness, 4 inconclusive, " +
-			"5 non-deterministic, 6 incomplete, 130/143 interrupted",
+			"5 non-deterministic, 6 incomplete, 7 harness, 130/143 interrupted",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runSuite(cmd, f) },
 	}
