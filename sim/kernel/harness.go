@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"time"
 )
@@ -126,16 +127,39 @@ func raisedByHarness() bool {
 // stack's functions, innermost first: below the panic, the first frame
 // outside the runtime and the standard library decides (a nil dereference
 // in the engine is the engine's; a panic in a library is its caller's only
-// when that caller is the standard library).
+// when that caller is the standard library). The ports' baton assertion
+// (Kernel.Current) is its caller's: the system's when any frame above it
+// is neither the harness's nor the ports' own libraries.
 func raisedIn(stack []string) bool {
 	panicking := false
-	for _, fn := range stack {
+	for i, fn := range stack {
 		switch {
 		case fn == "runtime.gopanic":
 			panicking = true
+		case panicking && fn == module+"/sim/kernel.(*Kernel).Current":
+			return !calledBySystem(stack[i+1:])
 		case panicking && !standard(pkgOf(fn)):
 			return isHarnessPackage(pkgOf(fn))
 		}
+	}
+	return false
+}
+
+// portLibraries are the libraries a system's ports are made of: a frame of
+// theirs is neither the system's nor the harness's.
+var portLibraries = []string{"github.com/redis/go-redis/"}
+
+// calledBySystem reports whether a frame of stack is the system's: outside
+// the standard library, the harness and the ports' libraries.
+func calledBySystem(stack []string) bool {
+	for _, fn := range stack {
+		pkg := pkgOf(fn)
+		if standard(pkg) || isHarnessPackage(pkg) || slices.ContainsFunc(portLibraries, func(lib string) bool {
+			return strings.HasPrefix(pkg, lib)
+		}) {
+			continue
+		}
+		return true
 	}
 	return false
 }

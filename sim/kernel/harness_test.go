@@ -79,6 +79,12 @@ func TestAPanicIsTheHarnesssOnlyWhereTheHarnessRaisedIt(t *testing.T) {
 		{[]string{"runtime.gopanic", m + "/sut.Routing.Eligible"}, false},
 		{[]string{m + "/sim/kernel.(*Kernel).Recovered", "runtime.gopanic", m + "/sim/kernel.TestX"}, true},
 		{[]string{m + "/sim.run"}, false}, // no panic on the stack
+		// The baton assertion is its caller's: a system's Redis call on a
+		// context not its actor's, or the harness's own client's.
+		{[]string{"runtime.gopanic", m + "/sim/kernel.(*Kernel).Current", m + "/sim/store.hook.ProcessHook.func1",
+			"github.com/redis/go-redis/v9.(*Client).Get", m + "/engine.(*Scheduler).handle", m + "/sim/kernel.(*Actor).main"}, false},
+		{[]string{"runtime.gopanic", m + "/sim/kernel.(*Kernel).Current", m + "/sim/store.hook.ProcessHook.func1",
+			"github.com/redis/go-redis/v9.(*Client).Get", m + "/sim/traffic.(*Clients).read", m + "/sim/kernel.(*Actor).main"}, true},
 	} {
 		require.Equal(t, c.harness, raisedIn(c.stack), strings.Join(c.stack, " <- "))
 	}

@@ -195,7 +195,8 @@ func (k *Kernel) HoldsBaton(ctx context.Context) *Actor {
 }
 
 // Current returns the actor of ctx and asserts that it holds the baton: a
-// call from any other goroutine would corrupt the schedule.
+// call from any other goroutine would corrupt the schedule. A broken
+// assertion is its caller's breach of the ports' contract (Classify).
 func (k *Kernel) Current(ctx context.Context, what string) *Actor {
 	a := ActorOf(ctx)
 	if a == nil {
