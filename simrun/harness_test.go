@@ -84,6 +84,7 @@ func TestAHarnessFaultFailsItsSeedAsTheHarnesssAndTheRunGoesOn(t *testing.T) {
 		page, err := os.ReadFile(filepath.Join(dir, "report.html"))
 		require.NoError(t, err)
 		require.Contains(t, string(page), "harness_fault")
+		require.Contains(t, string(page), "the harness failed the run, not the system: harness fault in actor replica-")
 	}
 	t.Log(stdout.String())
 	require.NotEmpty(t, harness, "some seeds break the harness")
@@ -128,4 +129,15 @@ func TestAPanicOutsideTheWorldsRunFailsOnlyItsSeed(t *testing.T) {
 	task.Artifacts = true
 	_, err = execute(task, t.TempDir())
 	require.ErrorContains(t, err, "no-pool-mapping-static seed 3100: no artifacts: harness fault")
+}
+
+// A hunt (--until) is for the system's defects: a harness fault is no kill,
+// even for --until any.
+func TestAHarnessFaultIsNoHuntedKill(t *testing.T) {
+	r := reports.SeedResult{Verdict: reports.VerdictHarness, Violations: []reports.Violation{
+		{Layer: string(checker.LayerHarness), Checker: "harness_fault"}}}
+	require.Empty(t, firedOneOf(r, []string{anyChecker}))
+	require.Empty(t, firedOneOf(r, []string{"harness_fault"}))
+	r.Verdict, r.Violations[0].Layer, r.Violations[0].Checker = reports.VerdictSafety, string(checker.LayerInvariants), "placement"
+	require.Equal(t, "placement", firedOneOf(r, []string{anyChecker}))
 }

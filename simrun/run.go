@@ -298,13 +298,15 @@ func oneLineFailure(r reports.SeedResult) string {
 const anyChecker = "any"
 
 // firedOneOf is the first of checkers that fired in r (outside the
-// environment layer: a broken store is not the defect hunted), or "".
+// environment and harness layers: a broken store or a broken harness is not
+// the defect hunted), or "".
 func firedOneOf(r reports.SeedResult, checkers []string) string {
 	if len(checkers) == 0 || passed(r) {
 		return ""
 	}
 	for _, v := range r.Violations {
-		if v.Layer != string(checker.LayerEnvironment) && (slices.Contains(checkers, v.Checker) || checkers[0] == anyChecker) {
+		hunted := v.Layer != string(checker.LayerEnvironment) && v.Layer != string(checker.LayerHarness)
+		if hunted && (slices.Contains(checkers, v.Checker) || checkers[0] == anyChecker) {
 			return v.Checker
 		}
 	}
