@@ -250,6 +250,16 @@ func TestAHarnessFaultFailsTheRunBelowTheSystemsFailures(t *testing.T) {
 	require.Equal(t, VerdictHarness, build(VerdictInconclusive, VerdictHarness, VerdictPass).Verdict)
 	require.Equal(t, VerdictLiveness, build(VerdictLiveness, VerdictHarness, VerdictPass).Verdict)
 	require.Equal(t, VerdictSafety, build(VerdictHarness, VerdictSafety, VerdictPass).Verdict)
+
+	// A declared kind that never fired in a case whose runs the harness cut
+	// short is the harness's failure too; without a harness seed, a false
+	// green.
+	declared := []CaseSpec{{Scenario: "b", Seeds: []uint64{1, 2}, Declared: []string{"K1"}}}
+	s = Build("t", "release", "1/1", declared, []SeedResult{seed("b", 1, VerdictPass), seed("b", 2, VerdictHarness)}, 1)
+	require.Equal(t, []string{"K1"}, s.Cases[0].NeverFired)
+	require.Equal(t, VerdictHarness, s.Verdict)
+	s = Build("t", "release", "1/1", declared, []SeedResult{seed("b", 1, VerdictPass), seed("b", 2, VerdictPass)}, 1)
+	require.Equal(t, VerdictSafety, s.Verdict)
 }
 
 func TestMerge(t *testing.T) {
