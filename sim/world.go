@@ -288,6 +288,11 @@ func (w *World) Run() *Result {
 	return w.finish(err)
 }
 
+// RecoveredPanic says whose a panic recovered outside a world's run is
+// (kernel.Classify): a HarnessFault when the harness raised it, the
+// system's otherwise. Call it from the deferred function that recovered it.
+func RecoveredPanic(where string, rec any) error { return kernel.Classify(where, rec) }
+
 // guard runs fn on the controller and returns a panic it raised as the
 // run's error, so the process and the seed's evidence outlive it.
 func (w *World) guard(fn func()) (err error) {

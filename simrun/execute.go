@@ -14,7 +14,7 @@ import (
 	"github.com/dispatchsim/dispatchsim/faults"
 	"github.com/dispatchsim/dispatchsim/reports"
 	"github.com/dispatchsim/dispatchsim/scenarios"
-	"github.com/dispatchsim/dispatchsim/sim/kernel"
+	"github.com/dispatchsim/dispatchsim/sim"
 	"github.com/dispatchsim/dispatchsim/sut"
 )
 
@@ -49,7 +49,7 @@ type seedRun struct {
 func execute(t task, out string) (run seedRun, err error) {
 	defer func() {
 		if rec := recover(); rec != nil {
-			run, err = escapedPanic(t, out, kernel.Classify("simrun, outside the world's run", rec))
+			run, err = escapedPanic(t, out, sim.RecoveredPanic("simrun, outside the world's run", rec))
 		}
 	}()
 	return executeTask(t, out)
@@ -63,8 +63,8 @@ func escapedPanic(t task, out string, cause error) (seedRun, error) {
 	res := reports.SeedResult{System: t.System, Scenario: t.Scenario, Finding: t.Finding, Seed: t.Seed, Branch: t.Branch,
 		Strategy: t.Strategy, Linearizability: string(checker.LinSkipped), Verdict: reports.VerdictHarness}
 	v := reports.Violation{Layer: string(checker.LayerHarness), Checker: "harness_fault", Message: cause.Error()}
-	var sp *kernel.SystemPanic
-	if errors.As(cause, &sp) {
+	var harness checker.HarnessFault
+	if !errors.As(cause, &harness) {
 		res.Verdict = reports.VerdictSafety
 		v.Layer, v.Checker = string(checker.LayerAssumptions), "run_completed"
 	}
