@@ -84,7 +84,7 @@ func (k *Kernel) Recovered(where string, rec any) error {
 // one. A Breach, or a panic raised in the harness's own packages, is a
 // HarnessFault; a SystemFailure or any other panic is a SystemPanic.
 func Classify(where string, rec any) error {
-	stack := string(debug.Stack())
+	stack := panicStack(debug.Stack())
 	value := fmt.Sprint(rec)
 	_, breach := rec.(Breach)
 	_, system := rec.(SystemFailure)
@@ -92,6 +92,33 @@ func Classify(where string, rec any) error {
 		return &SystemPanic{Where: where, Value: value, Stack: stack}
 	}
 	return &HarnessFault{Where: where, Value: value, Stack: stack}
+}
+
+// panicStack is a goroutine's stack from its panic down, without what
+// changes from run to run (the goroutine's number, argument values), so a
+// seed's finding reads the same each time it runs.
+func panicStack(stack []byte) string {
+	lines := strings.Split(strings.TrimRight(string(stack), "\n"), "\n")
+	for i, l := range lines {
+		if strings.HasPrefix(l, "panic(") {
+			lines = lines[i:]
+			break
+		}
+	}
+	for i, l := range lines {
+		switch {
+		case strings.HasPrefix(l, "\t"): // file:line +offset
+		case strings.HasPrefix(l, "created by "):
+			if at := strings.LastIndex(l, " in goroutine "); at >= 0 {
+				lines[i] = l[:at]
+			}
+		default:
+			if at := strings.LastIndex(l, "("); at > 0 && strings.HasSuffix(l, ")") {
+				lines[i] = l[:at] + "(...)"
+			}
+		}
+	}
+	return strings.Join(lines, "\n")
 }
 
 // module is this module's import path ("github.com/dispatchsim/dispatchsim"),
