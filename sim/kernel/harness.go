@@ -51,9 +51,9 @@ func Breachf(format string, args ...any) { panic(Breach(fmt.Sprintf(format, args
 // system's, though the harness's code raised it.
 type SystemFailure string
 
-// SystemPanic is a panic raised outside the harness's code: the system under
-// test (or a library it called) crashed a process. It fails the run at the
-// assumptions layer, as the system's.
+// SystemPanic is a panic raised outside the harness's code (the system under
+// test, or a library it called, crashed a process), or a SystemFailure. It
+// fails the run at the assumptions layer, as the system's.
 type SystemPanic struct {
 	Where string
 	Value string
