@@ -3,12 +3,14 @@
 // what workers executed, what clients saw. It never trusts the engine's own
 // account of itself; the engine's metrics are only compared against that truth.
 //
-// Check returns a layered result: assumptions (the run is fit to judge),
-// invariants (safety), linearization, liveness. A failing layer names itself,
-// and each violation names its checker, the job or key, and the step.
+// Check returns a layered result: harness (the simulator ran the world
+// faithfully), assumptions (the run is fit to judge), invariants (safety),
+// linearization, liveness. A failing layer names itself, and each violation
+// names its checker, the job or key, and the step.
 package checker
 
 import (
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -26,6 +28,11 @@ type Layer string
 
 // The layers, in the order they are judged.
 const (
+	// LayerHarness holds the harness's own faults: a panic the simulator
+	// raised, a simulator invariant broken, a store loss it restored wrong.
+	// The seed fails as the harness's, never as the system's, and nothing
+	// else is judged on a run the harness got wrong.
+	LayerHarness       Layer = "harness"
 	LayerAssumptions   Layer = "assumptions"
 	LayerInvariants    Layer = "invariants"
 	LayerLinearization Layer = "linearization"
@@ -37,7 +44,7 @@ const (
 )
 
 // Layers lists the layers in order.
-var Layers = []Layer{LayerAssumptions, LayerInvariants, LayerLinearization, LayerLiveness, LayerEnvironment}
+var Layers = []Layer{LayerHarness, LayerAssumptions, LayerInvariants, LayerLinearization, LayerLiveness, LayerEnvironment}
 
 // Input is everything a check reads.
 type Input struct {
@@ -54,7 +61,8 @@ type Input struct {
 	// Nil: not checked.
 	GatewayMetrics prometheus.Gatherer
 	Spec           Spec
-	// RunErr is a kernel failure (deadlock, stall, panic): an assumption failure.
+	// RunErr is a kernel failure (deadlock, stall, panic): an assumption
+	// failure, or the harness's when the error says so (HarnessFault).
 	RunErr error
 	// Bus is the broker the world ran with, which exactly-once
 	// findings read to tell a broker window exceeded from a re-publish nothing
@@ -357,9 +365,23 @@ func layerIndex(l Layer) int {
 	return len(Layers)
 }
 
-// checkAssumptions: the run itself finished cleanly, so the rest can judge it.
+// HarnessFault is a run error the harness declares its own (the kernel's
+// HarnessFault): a panic the simulator raised or an invariant of its own it
+// found broken, at a step and virtual time.
+type HarnessFault interface {
+	error
+	HarnessFault() (step uint64, at time.Duration)
+}
+
+// checkAssumptions: the harness ran the world faithfully and the run itself
+// finished cleanly, so the rest can judge it.
 func checkAssumptions(c *run) {
-	if c.in.RunErr != nil {
+	var fault HarnessFault
+	switch {
+	case errors.As(c.in.RunErr, &fault):
+		step, at := fault.HarnessFault()
+		c.violate(LayerHarness, "harness_fault", "", step, at, "%v", c.in.RunErr)
+	case c.in.RunErr != nil:
 		c.violate(LayerAssumptions, "run_completed", "", 0, c.in.History.End, "%v", c.in.RunErr)
 	}
 	// The environment layer excuses what follows a store loss only if the
@@ -368,7 +390,7 @@ func checkAssumptions(c *run) {
 	// the environment's until it is fixed.
 	for _, l := range c.in.History.StoreLosses {
 		for _, what := range l.Inconsistent {
-			c.violate(LayerAssumptions, "store_restored_faithfully", "", l.Step, l.Time,
+			c.violate(LayerHarness, "store_restored_faithfully", "", l.Step, l.Time,
 				"the simulated store's failover (everything since %s forgotten) left an inconsistent keyspace: %s", l.Since, what)
 		}
 	}

@@ -2,6 +2,7 @@ package checker
 
 import (
 	"errors"
+	"fmt"
 	"testing"
 	"time"
 
@@ -248,6 +249,37 @@ func TestKernelFailureFailsAssumptions(t *testing.T) {
 	require.Equal(t, []string{"run_completed"}, checkers(r))
 	require.Equal(t, LinSkipped, r.Linearizability)
 	require.Equal(t, LayerAssumptions, r.FirstFailedLayer())
+}
+
+// harnessFault is a run error the harness declares its own, as the
+// kernel's HarnessFault does.
+type harnessFault struct{ step uint64 }
+
+func (f harnessFault) Error() string {
+	return "harness fault: sim: snapshot key q: type \"stream\" cannot be copied"
+}
+func (f harnessFault) HarnessFault() (uint64, time.Duration) {
+	return f.step, time.Duration(f.step) * time.Second
+}
+
+// A fault of the harness fails the seed at a layer of its own, at the step
+// it happened, and nothing else is judged: the run is not the system's to
+// answer for. A wrapped one is still the harness's; any other run error is
+// an assumption that failed.
+func TestAHarnessFaultIsItsOwnLayerAndJudgesNothingElse(t *testing.T) {
+	s := newStory().dispatch("j1") // j1 never ends: liveness would fire on a judged run
+	s.h.End = s.at()
+	for _, err := range []error{harnessFault{step: 3}, fmt.Errorf("run: %w", harnessFault{step: 3})} {
+		r := Check(Input{History: &s.h, Final: s.final, RunErr: err, System: cordumSpec})
+		require.Equal(t, []string{"harness_fault"}, checkers(r))
+		require.Equal(t, LayerHarness, r.FirstFailedLayer())
+		require.Equal(t, uint64(3), r.Violations[0].Step)
+		require.Equal(t, 3*time.Second, r.Violations[0].Time)
+		require.Contains(t, r.Violations[0].Message, `type "stream" cannot be copied`)
+		require.Equal(t, LinSkipped, r.Linearizability)
+	}
+	r := Check(Input{History: &s.h, Final: s.final, RunErr: errors.New("sim: actor replica-1/x panicked: boom"), System: cordumSpec})
+	require.Equal(t, []string{"run_completed"}, checkers(r), "a panic the harness does not own stays an assumption")
 }
 
 func TestViolationNamesFaultsBeforeIt(t *testing.T) {

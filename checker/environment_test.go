@@ -58,7 +58,7 @@ func TestViolationsAfterAStoreLossAreTheEnvironments(t *testing.T) {
 
 // A restore the simulator got wrong (reverted jobs missing from their state
 // index, as when a snapshot kept miniredis's live sorted sets) excuses
-// nothing: the seed fails at the assumptions layer, above anything the
+// nothing: the seed fails at the harness layer, above anything the
 // environment layer would take, and says what the keyspace got wrong.
 func TestAnInconsistentRestoreIsTheHarnesssAndExcusesNothing(t *testing.T) {
 	lost := newStory().dispatch("j1").read(1, "j1", string(engine.StateSucceeded), false).
@@ -67,7 +67,7 @@ func TestAnInconsistentRestoreIsTheHarnesssAndExcusesNothing(t *testing.T) {
 	lost.h.StoreLosses[0].Inconsistent = []string{"job j1 is RUNNING but not in job:index:RUNNING"}
 	r := lost.check()
 	require.Equal(t, []string{"store_restored_faithfully"}, checkers(r))
-	require.Equal(t, LayerAssumptions, r.FirstFailedLayer())
+	require.Equal(t, LayerHarness, r.FirstFailedLayer())
 	require.True(t, r.SystemFailed(), "a harness defect is never a pass")
 	require.Contains(t, r.Violations[0].Message, "not in job:index:RUNNING")
 }

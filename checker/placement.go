@@ -12,8 +12,10 @@ import (
 
 // checkPlacement: every job ran on a worker the system could have picked
 // for it: one of a pool its topic maps to that offers what it requires, in
-// a routing in force between its first scheduling and the run, and not a
-// worker whose every heartbeat reports it overloaded.
+// the routing of the replica that picked it as that replica ran between its
+// move into the scheduled state and its DISPATCHED write (in a rolling
+// deploy the replicas route differently, and a pick answers to its own
+// replica's), and not a worker whose every heartbeat reports it overloaded.
 func checkPlacement(c *run) {
 	if len(c.in.Workers) == 0 {
 		return
@@ -50,23 +52,108 @@ func (c *run) misplaced(e history.Execution, w WorkerFact) string {
 	if !ok || !scheduled {
 		return ""
 	}
-	routings := c.routingsDuring(first.Time, e.Time)
-	if len(routings) == 0 {
-		return ""
-	}
-	var seen []string
 	requires := job.Requires
 	if !c.in.System.Requires {
 		requires = nil
 	}
-	for _, r := range routings {
-		_, pools := r.Routing.Eligible(job.Topic, requires)
-		if contains(pools, w.Pool) {
-			return ""
-		}
-		seen = append(seen, fmt.Sprintf("from %s: pools %s", r.Time, strings.Join(pools, ",")))
+	picks := c.placementPicks(e)
+	if len(picks) == 0 {
+		// No DISPATCHED write before the run names who picked: any routing
+		// in force from the first scheduling to the run may have.
+		picks = []placementPick{{routings: c.routingsDuring(first.Time, e.Time)}}
 	}
-	return fmt.Sprintf("topic %q requires %v; eligible %s", job.Topic, requires, strings.Join(seen, "; "))
+	var seen []string
+	for _, p := range picks {
+		if len(p.routings) == 0 {
+			return "" // nothing to judge the pick by
+		}
+		var eligible []string
+		for _, r := range p.routings {
+			_, pools := r.Routing.Eligible(job.Topic, requires)
+			if contains(pools, w.Pool) {
+				return ""
+			}
+			eligible = append(eligible, fmt.Sprintf("from %s: pools %s", r.Time, strings.Join(pools, ",")))
+		}
+		by := ""
+		if p.to.Actor != "" || p.to.Step != 0 {
+			picker := p.to.Actor
+			if picker == "" {
+				picker = "its DISPATCHED writer"
+			}
+			by = fmt.Sprintf("%s picked it between steps %d and %d, by its routing ", picker, p.from.Step, p.to.Step)
+		}
+		seen = append(seen, by+"eligible "+strings.Join(eligible, "; "))
+	}
+	return fmt.Sprintf("topic %q requires %v; %s", job.Topic, requires, strings.Join(seen, "; "))
+}
+
+// placementPick is one pick a worker may have come from: a handler's move
+// into the scheduled state (from) and its DISPATCHED write (to), and the
+// routings its replica ran with in between.
+type placementPick struct {
+	from, to history.StateChange
+	routings []history.RoutingChange
+}
+
+// placementPicks are the picks behind execution e: each DISPATCHED write of
+// its generation before it (a re-publish that keeps its first worker may
+// write again), or failing those the latest DISPATCHED write before it;
+// each with the same handler's move into the scheduled state before it (the
+// write itself, when it is one compound step).
+func (c *run) placementPicks(e history.Execution) []placementPick {
+	sys := c.in.System
+	states := c.jobStates[e.JobID]
+	var writes []int
+	latest := -1
+	for i, s := range states {
+		if s.Step >= e.Step {
+			break
+		}
+		if s.To != sys.Dispatched {
+			continue
+		}
+		latest = i
+		if s.Gen == e.Gen {
+			writes = append(writes, i)
+		}
+	}
+	if len(writes) == 0 && latest >= 0 {
+		writes = []int{latest}
+	}
+	var picks []placementPick
+	for _, at := range writes {
+		p := placementPick{from: states[at], to: states[at]}
+		for i := at; i >= 0; i-- {
+			if states[i].Actor == p.to.Actor && sys.Entered(states[i].From, states[i].To, sys.Scheduled) {
+				p.from = states[i]
+				break
+			}
+		}
+		p.routings = c.routingsOf(group(p.to.Actor), p.from.Time, p.to.Time)
+		picks = append(picks, p)
+	}
+	return picks
+}
+
+// routingsOf lists the routings replica ran with at some time in [from,
+// to]: the one in force at from (its own, or the world's) and every change
+// that reached it until to.
+func (c *run) routingsOf(replica string, from, to time.Duration) []history.RoutingChange {
+	var out []history.RoutingChange
+	for _, r := range c.in.History.Routing {
+		if r.Time > to {
+			break
+		}
+		if r.Replica != "" && r.Replica != replica {
+			continue
+		}
+		if r.Time <= from {
+			out = out[:0] // replaced by this one before the pick began
+		}
+		out = append(out, r)
+	}
+	return out
 }
 
 // routingsDuring lists the routings in force at some time in [from, to].

@@ -34,7 +34,8 @@ func TestJobOnAWorkerOfAnotherPoolIsCaught(t *testing.T) {
 
 	v := only(placed("gpu", WorkerFact{Pool: "general"}, cordumSpec), "placement")
 	require.Len(t, v, 1)
-	require.Contains(t, v[0].Message, `job j1 ran on w1 (pool general): topic "gpu" requires [gpu]; eligible from 0s: pools gpu-pool`)
+	require.Contains(t, v[0].Message, `job j1 ran on w1 (pool general): topic "gpu" requires [gpu]; `+
+		`its DISPATCHED writer picked it between steps 3 and 4, by its routing eligible from 0s: pools gpu-pool`)
 
 	noRequires := cordumSpec
 	noRequires.Requires = false
@@ -332,7 +333,7 @@ func TestAPausedReplicaKeepsItsRegistry(t *testing.T) {
 }
 
 // placedUnder runs j1 (topic gpu, requiring gpu) on w1 of pool general,
-// scheduled at 3s and run at 6s, under the routings given.
+// scheduled at 3s, DISPATCHED at 4s and run at 6s, under the routings given.
 func placedUnder(routings ...history.RoutingChange) []Violation {
 	s := newStory().submit("j1")
 	s.h.Submitted[0].Topic, s.h.Submitted[0].Requires = "gpu", []string{"gpu"}
@@ -344,9 +345,11 @@ func placedUnder(routings ...history.RoutingChange) []Violation {
 		Workers: []WorkerFact{{ID: "w1", Pool: "general"}}}), "placement")
 }
 
-// A routing is in force from its time until the next one's: one that takes
-// effect exactly as the job runs counts, one replaced exactly as the job
-// was first scheduled does not, and one after the run does not.
+// A pick is judged by the routing in force while it was made, from the
+// move into the scheduled state to the DISPATCHED write: one that takes
+// effect exactly as the write lands counts, one replaced exactly as the job
+// was scheduled does not, and one that came after the pick does not, even
+// before the run.
 func TestRoutingsInForceAtTheWindowsEdges(t *testing.T) {
 	toGeneral := func(at time.Duration) history.RoutingChange {
 		return history.RoutingChange{Time: at, Routing: sut.Routing{Topics: map[string][]string{"gpu": {"general"}},
@@ -356,10 +359,69 @@ func TestRoutingsInForceAtTheWindowsEdges(t *testing.T) {
 		return history.RoutingChange{Time: at, Routing: sut.Routing{Topics: map[string][]string{"gpu": {"gpu-pool"}},
 			Pools: map[string][]string{"gpu-pool": {"gpu"}}}}
 	}
-	require.Empty(t, placedUnder(toGPU(0), toGeneral(6*time.Second)), "general was eligible from the instant it ran")
-	require.Len(t, placedUnder(toGPU(0), toGeneral(7*time.Second)), 1, "general became eligible after it ran")
+	require.Empty(t, placedUnder(toGPU(0), toGeneral(4*time.Second)), "general was eligible from the instant of the write")
+	require.Len(t, placedUnder(toGPU(0), toGeneral(5*time.Second)), 1, "general became eligible after the pick, before the run")
 	require.Len(t, placedUnder(toGeneral(0), toGPU(3*time.Second)), 1, "general stopped being eligible as it was scheduled")
 	require.Empty(t, placedUnder(toGeneral(0), toGPU(4*time.Second)))
+}
+
+// rollingDeploy: the world routes topic default to pool p1; replica-2 runs
+// its own config mapping it to p2 from the start, and replica-1 restarts
+// on a config of its own (p1 again) at 2s, before j1 is scheduled. Then
+// replica-2's handler schedules j1, writes DISPATCHED and j1 runs on the
+// worker given.
+func rollingDeploy(worker string) []Violation { return rollingDeployRewritten(worker, "") }
+
+// rollingDeployRewritten is rollingDeploy with a second DISPATCHED write of
+// the same generation by rewriter's handler before the run, unless "".
+func rollingDeployRewritten(worker, rewriter string) []Violation {
+	route := func(replica, pool string, at time.Duration) history.RoutingChange {
+		return history.RoutingChange{Time: at, Replica: replica, Routing: sut.Routing{
+			Topics: map[string][]string{"default": {pool}}, Pools: map[string][]string{pool: nil}}}
+	}
+	s := newStory()
+	s.h.Routing = []history.RoutingChange{route("", "p1", 0), route("replica-2", "p2", 0), route("replica-1", "p1", 2*time.Second)}
+	s.submit("j1").commit("j1", engine.StatePending).commit("j1", engine.StateScheduled)
+	s.h.States[len(s.h.States)-1].Actor = "replica-2/h"
+	s.commit("j1", engine.StateDispatched)
+	s.h.States[len(s.h.States)-1].Actor = "replica-2/h"
+	if rewriter != "" {
+		s.commit("j1", engine.StateScheduled)
+		s.h.States[len(s.h.States)-1].Actor = rewriter
+		s.commit("j1", engine.StateDispatched)
+		s.h.States[len(s.h.States)-1].Actor = rewriter
+	}
+	s.tick()
+	s.h.Executions = append(s.h.Executions, history.Execution{Step: s.step, Time: s.at(), Worker: worker, JobID: "j1",
+		DispatchID: "d-j1", End: s.at(), EndStep: s.step})
+	s.commit("j1", engine.StateSucceeded)
+	s.h.Reports[len(s.h.Reports)-1].Worker = worker
+	s.h.End = s.at()
+	workers := []WorkerFact{{ID: "a1", Pool: "p1"}, {ID: "b1", Pool: "p2"}}
+	return only(Check(Input{History: &s.h, Final: s.final, DLQ: s.dlq, System: cordumSpec, Workers: workers}), "placement")
+}
+
+// In a rolling deploy a pick answers to the routing of the replica that
+// made it, as it ran when it picked: replica-2's pick of a p2 worker is
+// right by its own routing (once reported, when every routing change was
+// read as one timeline), and its pick of a p1 worker is wrong though the
+// other replicas' routing allows it.
+func TestAPickAnswersToItsOwnReplicasRouting(t *testing.T) {
+	require.Empty(t, rollingDeploy("b1"), "replica-2 maps default to p2")
+	v := rollingDeploy("a1")
+	require.Len(t, v, 1, "p1 is no pool of replica-2's routing")
+	require.Contains(t, v[0].Message, "job j1 ran on a1 (pool p1)")
+	require.Contains(t, v[0].Message, "replica-2/h picked it between steps 3 and 4, by its routing eligible from 0s: pools p2")
+
+	// A second write of the generation (a re-publish that keeps its first
+	// worker) leaves the first pick standing; the worker fits neither pick
+	// only when both say so.
+	require.Empty(t, rollingDeployRewritten("b1", "replica-1/r"), "replica-2's pick of b1 still stands")
+	v = rollingDeployRewritten("b1", "replica-2/r")
+	require.Empty(t, v)
+	v = rollingDeployRewritten("a1", "replica-2/r")
+	require.Len(t, v, 1)
+	require.Contains(t, v[0].Message, "replica-2/r picked it between steps 5 and 6")
 }
 
 // An execution is judged once per dispatch, and only on a worker known.

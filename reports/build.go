@@ -200,8 +200,10 @@ func reached(seeds []SeedResult, branch string) bool {
 func judgeCase(c CaseSpec, seeds []SeedResult, mine map[uint64]bool) CaseResult {
 	cr := CaseResult{CaseSpec: c, Fired: map[string]int{}, Verdict: VerdictPass}
 	have := map[uint64]bool{}
+	harness := false // a seed's run the harness cut short
 	for _, r := range seeds {
 		have[r.Seed] = true
+		harness = harness || r.Verdict == VerdictHarness
 		for k, n := range r.Fired {
 			cr.Fired[k] += n
 		}
@@ -239,7 +241,12 @@ func judgeCase(c CaseSpec, seeds []SeedResult, mine map[uint64]bool) CaseResult 
 			}
 		}
 	}
-	if len(cr.NeverFired) > 0 {
+	switch {
+	case len(cr.NeverFired) > 0 && harness:
+		// The runs the harness cut short may be why: its failure, not the
+		// system's, and still no pass.
+		cr.Verdict = worse(cr.Verdict, VerdictHarness)
+	case len(cr.NeverFired) > 0:
 		cr.Verdict = worse(cr.Verdict, VerdictSafety) // a false green fails the gate
 	}
 	if len(cr.NotRun) > 0 {

@@ -94,7 +94,8 @@ type histTick struct {
 
 // verdictOrder is the legend's order of verdicts; any verdict this build does
 // not know is drawn after them, as "other".
-var verdictOrder = []string{VerdictPass, VerdictExpected, VerdictEnvironment, VerdictSafety, VerdictLiveness, VerdictInconclusive}
+var verdictOrder = []string{VerdictPass, VerdictExpected, VerdictEnvironment, VerdictSafety, VerdictLiveness, VerdictInconclusive,
+	VerdictHarness}
 
 // buildCharts computes the index's charts from the summary alone.
 func buildCharts(s *Summary) chartsView {

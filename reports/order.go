@@ -12,6 +12,7 @@ import (
 // step 0 and would lead every report and name every failure group, though it
 // only counts what a job-level finding shows. So:
 //
+//  0. the harness's own faults, which put the whole run in question;
 //  1. job-level findings of the safety layers (assumptions, invariants,
 //     linearization), earliest step first;
 //  2. job-level findings of the liveness layer, earliest step first (a
@@ -31,6 +32,8 @@ func accountingFinding(job string, step uint64) bool { return job == "" && step 
 // readingRank orders one finding; lower is read first.
 func readingRank(layer, job string, step uint64) (rank int, noStep bool) {
 	switch {
+	case layer == string(checker.LayerHarness): // the run itself is in question
+		return -1, step == 0
 	case layer == string(checker.LayerEnvironment):
 		return 3, step == 0
 	case accountingFinding(job, step):

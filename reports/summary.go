@@ -27,6 +27,10 @@ const (
 	VerdictIncomplete = "incomplete"
 	// VerdictInterrupted is a summary's: SIGINT or SIGTERM stopped the run.
 	VerdictInterrupted = "interrupted"
+	// VerdictHarness is a seed the harness itself failed (a panic the
+	// simulator raised, a simulator invariant broken): a failure, never a
+	// pass, and never the system's safety or liveness violation.
+	VerdictHarness = "harness"
 )
 
 // Summary is summary.json: one suite run (or one shard of it).
@@ -62,7 +66,8 @@ type Summary struct {
 	Groups        []FailureGroup      `json:"groups,omitempty"`
 	Coverage      Coverage            `json:"coverage"`
 	// Verdict is the gate's: interrupted, else the worst over cases (safety,
-	// liveness, inconclusive), else incomplete when seeds did not run, else pass.
+	// liveness, harness, inconclusive), else incomplete when seeds did not
+	// run, else pass.
 	Verdict     string  `json:"verdict"`
 	WallSeconds float64 `json:"wall_seconds"`
 	// Live names the real servers of a live run (simrun run --live): not a
@@ -162,7 +167,7 @@ type SeedResult struct {
 	Strategy        string `json:"strategy,omitempty"`
 	Checksum        string `json:"checksum"` // 16 lowercase hex digits
 	Steps           uint64 `json:"steps"`
-	Verdict         string `json:"verdict"` // pass | safety | liveness | inconclusive | expected
+	Verdict         string `json:"verdict"` // pass | safety | liveness | inconclusive | expected | environment | harness
 	Linearizability string `json:"linearizability"`
 	// Violations are in reading order (ReadingOrder): job-level findings
 	// first, earliest step first, counter and metric mismatches after.
@@ -254,9 +259,11 @@ func seedVerdict(res *checker.Result, expect string) string {
 		}
 		rest = append(rest, v)
 	}
-	safety, liveness, environment := false, false, false
+	harness, safety, liveness, environment := false, false, false, false
 	for _, v := range rest {
 		switch v.Layer {
+		case checker.LayerHarness:
+			harness = true
 		case checker.LayerEnvironment:
 			environment = true
 		case checker.LayerLiveness:
@@ -266,6 +273,8 @@ func seedVerdict(res *checker.Result, expect string) string {
 		}
 	}
 	switch {
+	case harness: // what else the run shows is not evidence against the system
+		return VerdictHarness
 	case safety || res.Linearizability == checker.LinIllegal:
 		return VerdictSafety
 	case liveness:
@@ -293,10 +302,14 @@ func verdictRank(v string) int {
 		return 1
 	case VerdictInconclusive:
 		return 2
-	case VerdictLiveness:
+	case VerdictHarness:
+		// A seed the harness could not judge; a seed the system failed
+		// elsewhere in the run is the news the gate must carry first.
 		return 3
+	case VerdictLiveness:
+		return 4
 	}
-	return 4
+	return 5
 }
 
 // worse returns the worse of two verdicts, mapping "expected" and
@@ -320,13 +333,14 @@ func failing(verdict string) bool { return verdictRank(verdict) > 0 }
 // Exit codes of the verdicts, beside usage (2) and non-deterministic replay (5).
 const (
 	ExitIncomplete         = 6
+	ExitHarness            = 7
 	ExitInterruptedSIGINT  = 130
 	ExitInterruptedSIGTERM = 143
 )
 
 // ExitCode is simrun's exit code for the summary's verdict (DESIGN §8): 0 pass,
-// 1 safety, 3 liveness, 4 inconclusive, 6 incomplete, 130 or 143 interrupted
-// by SIGINT or SIGTERM (128 + the signal, as a shell reports it).
+// 1 safety, 3 liveness, 4 inconclusive, 6 incomplete, 7 harness, 130 or 143
+// interrupted by SIGINT or SIGTERM (128 + the signal, as a shell reports it).
 func (s *Summary) ExitCode() int {
 	switch s.Verdict {
 	case VerdictPass:
@@ -337,6 +351,8 @@ func (s *Summary) ExitCode() int {
 		return 4
 	case VerdictIncomplete:
 		return ExitIncomplete
+	case VerdictHarness:
+		return ExitHarness
 	case VerdictInterrupted:
 		if s.InterruptedBy == "SIGINT" {
 			return ExitInterruptedSIGINT

@@ -43,6 +43,7 @@ func TestSeedResultOfVerdict(t *testing.T) {
 	lin := checker.Violation{Layer: checker.LayerLinearization, Checker: "job_lifecycle", Job: "j-3"}
 	execSame := checker.Violation{Layer: checker.LayerInvariants, Checker: "exactly_once_execution", Job: "j-1", Step: 12}
 	execOther := checker.Violation{Layer: checker.LayerInvariants, Checker: "exactly_once_execution", Job: "j-9", Step: 12}
+	harness := checker.Violation{Layer: checker.LayerHarness, Checker: "harness_fault", Step: 7, Message: "harness fault in controller"}
 	cases := []struct {
 		name   string
 		vs     []checker.Violation
@@ -64,6 +65,8 @@ func TestSeedResultOfVerdict(t *testing.T) {
 		{"expected does not explain another job", []checker.Violation{inv, execOther}, checker.LinOk, "exactly_once_publish", VerdictSafety},
 		{"expected does not explain another layer", []checker.Violation{inv, {Layer: checker.LayerLiveness, Checker: "job_terminal", Job: "j-1"}}, checker.LinOk, "exactly_once_publish", VerdictLiveness},
 		{"expected but unknown", []checker.Violation{inv}, checker.LinUnknown, "exactly_once_publish", VerdictInconclusive},
+		{"harness fault", []checker.Violation{harness}, checker.LinSkipped, "", VerdictHarness},
+		{"a harness fault is not the system's safety violation", []checker.Violation{harness, inv}, checker.LinIllegal, "", VerdictHarness},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -220,9 +223,43 @@ func scenarioSeeds(rs []SeedResult) string {
 }
 
 func TestExitCode(t *testing.T) {
-	for verdict, code := range map[string]int{VerdictPass: 0, VerdictSafety: 1, VerdictLiveness: 3, VerdictInconclusive: 4, "": 1, "bogus": 1} {
+	for verdict, code := range map[string]int{VerdictPass: 0, VerdictSafety: 1, VerdictLiveness: 3, VerdictInconclusive: 4,
+		VerdictIncomplete: 6, VerdictHarness: 7, "": 1, "bogus": 1} {
 		require.Equal(t, code, (&Summary{Verdict: verdict}).ExitCode(), verdict)
 	}
+}
+
+// A seed the harness failed fails its case and the run (exit 7), outranks an
+// undecided check and unrun seeds, and yields to the system's own failures
+// elsewhere in the run.
+func TestAHarnessFaultFailsTheRunBelowTheSystemsFailures(t *testing.T) {
+	cases := []CaseSpec{{Scenario: "b", Seeds: []uint64{1, 2, 3}}}
+	build := func(verdicts ...string) *Summary {
+		var seeds []SeedResult
+		for i, v := range verdicts {
+			seeds = append(seeds, seed("b", uint64(i+1), v))
+		}
+		return Build("t", "release", "1/1", cases, seeds, 1)
+	}
+	s := build(VerdictPass, VerdictHarness, VerdictPass)
+	require.Equal(t, VerdictHarness, s.Verdict)
+	require.Equal(t, ExitHarness, s.ExitCode())
+	require.False(t, s.Cases[0].Passed)
+	require.Equal(t, []uint64{2}, s.Cases[0].Failed)
+	require.Equal(t, VerdictHarness, build(VerdictPass, VerdictHarness).Verdict, "unrun seeds do not hide it")
+	require.Equal(t, VerdictHarness, build(VerdictInconclusive, VerdictHarness, VerdictPass).Verdict)
+	require.Equal(t, VerdictLiveness, build(VerdictLiveness, VerdictHarness, VerdictPass).Verdict)
+	require.Equal(t, VerdictSafety, build(VerdictHarness, VerdictSafety, VerdictPass).Verdict)
+
+	// A declared kind that never fired in a case whose runs the harness cut
+	// short is the harness's failure too; without a harness seed, a false
+	// green.
+	declared := []CaseSpec{{Scenario: "b", Seeds: []uint64{1, 2}, Declared: []string{"K1"}}}
+	s = Build("t", "release", "1/1", declared, []SeedResult{seed("b", 1, VerdictPass), seed("b", 2, VerdictHarness)}, 1)
+	require.Equal(t, []string{"K1"}, s.Cases[0].NeverFired)
+	require.Equal(t, VerdictHarness, s.Verdict)
+	s = Build("t", "release", "1/1", declared, []SeedResult{seed("b", 1, VerdictPass), seed("b", 2, VerdictPass)}, 1)
+	require.Equal(t, VerdictSafety, s.Verdict)
 }
 
 func TestMerge(t *testing.T) {

@@ -44,6 +44,8 @@ func verdictLabel(v string) string {
 		return "expected violation found"
 	case VerdictEnvironment:
 		return "environment broke its contract"
+	case VerdictHarness:
+		return "harness fault (not the system's)"
 	}
 	return v
 }

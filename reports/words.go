@@ -81,6 +81,12 @@ func violationViews(res *checker.Result, h *history.History, fx *faultIndex) []v
 // step 305".
 func sentence(v checker.Violation, h *history.History, refs []faultRef) string {
 	s := v.Message
+	if v.Layer == checker.LayerHarness {
+		// Its first line; the stack and the trace's tail follow in the
+		// finding's message.
+		first, _, _ := strings.Cut(s, "\n")
+		s = "the harness failed the run, not the system: " + first
+	}
 	switch v.Checker {
 	case "exactly_once_publish":
 		if steps := dispatchSteps(h, v); len(steps) > 1 {

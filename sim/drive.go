@@ -6,21 +6,30 @@ import "time"
 // between calls to Advance it starts clients and crashes processes itself.
 // Every call takes effect at the current virtual time, on the kernel's
 // schedule. A driver ends its world with Finish, or Abort when it gives up.
-type Driver struct{ w *World }
+type Driver struct {
+	w *World
+	// err is a panic the start raised: every Advance returns it, and
+	// Finish reports it as the run's error.
+	err error
+}
 
 // Drive boots the world (the injector's setup, the replicas, the workers and
 // the planned workload, if any) and hands it to a driver. Nothing runs until
 // Advance or Finish.
 func (w *World) Drive() *Driver {
-	w.start()
-	return &Driver{w: w}
+	return &Driver{w: w, err: w.guard(w.start)}
 }
 
 // Advance runs the fault phase on for dt of virtual time.
-func (d *Driver) Advance(dt time.Duration) error { return d.w.advance(dt) }
+func (d *Driver) Advance(dt time.Duration) error {
+	if d.err != nil {
+		return d.err
+	}
+	return d.w.advance(dt)
+}
 
 // Finish ends the fault phase now, heals and drains, and returns the result.
-func (d *Driver) Finish() *Result { return d.w.finish(nil) }
+func (d *Driver) Finish() *Result { return d.w.finish(d.err) }
 
 // Abort stops a world that will not be finished (a driver that failed
 // midway) and frees its actors and store.
@@ -66,7 +75,9 @@ func (d *Driver) CrashWorker(i int) { d.w.workers.Crash(i) }
 
 // abort stops a started world and frees its actors and store.
 func (w *World) abort() {
-	w.stopWatch()
+	if w.stopWatch != nil {
+		w.stopWatch()
+	}
 	w.k.Shutdown()
 	w.closeLive()
 	w.store.Close()

@@ -59,7 +59,8 @@ func (w *World) startReplica(r *replica) {
 	}
 	sys, err := w.cfg.System.StartReplica(ports, opts)
 	if err != nil {
-		panic(fmt.Sprintf("sim: %s: %v", r.name, err)) // a harness bug, not an input error
+		// The system's process could not start: its failure, not the harness's.
+		panic(kernel.SystemFailure(fmt.Sprintf("%s could not start: %v", r.name, err)))
 	}
 	r.sys = sys
 	for _, s := range sys.Subscriptions() {

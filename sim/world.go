@@ -277,9 +277,33 @@ type Result struct {
 
 // Run plays the world: the fault phase, then the heal phase until every
 // accepted job is terminal (plus the drain) or the heal bound passes.
+//
+// A panic anywhere in the run (an actor, an alarm, the start, the final
+// snapshot) ends it with Result.Err (kernel.Recovered): a HarnessFault when
+// the simulator raised it. The history and the trace up to it are kept.
 func (w *World) Run() *Result {
-	w.start()
-	return w.finish(w.advance(w.cfg.FaultPhase))
+	err := w.guard(w.start)
+	if err == nil {
+		err = w.advance(w.cfg.FaultPhase)
+	}
+	return w.finish(err)
+}
+
+// RecoveredPanic says whose a panic recovered outside a world's run is
+// (kernel.Classify): a HarnessFault when the harness raised it, the
+// system's otherwise. Call it from the deferred function that recovered it.
+func RecoveredPanic(where string, rec any) error { return kernel.Classify(where, rec) }
+
+// guard runs fn on the controller and returns a panic it raised as the
+// run's error, so the process and the seed's evidence outlive it.
+func (w *World) guard(fn func()) (err error) {
+	defer func() {
+		if rec := recover(); rec != nil {
+			err = w.k.Recovered("controller", rec)
+		}
+	}()
+	fn()
+	return nil
 }
 
 // start boots the world: the injector's setup, the replicas, the workers and
@@ -314,7 +338,9 @@ func (w *World) advance(d time.Duration) error {
 // every accepted job is terminal and every client is done, then the drain.
 func (w *World) finish(err error) *Result {
 	k := w.k
-	defer w.stopWatch()
+	if w.stopWatch != nil {
+		defer w.stopWatch()
+	}
 	if err == nil {
 		err = w.heal(nil)
 	}
@@ -323,8 +349,12 @@ func (w *World) finish(err error) *Result {
 		err = fmt.Errorf("branch %s: the seed ended at step %d, before the branch's step", w.cfg.Branch, k.Step())
 	}
 	res := &Result{Checksum: w.trace.Checksum(), Steps: k.Step(), History: w.hist, Err: err}
-	res.Final, res.DLQ = w.snapshot()
-	res.Admission = w.clients.Admission()
+	if serr := w.guard(func() {
+		res.Final, res.DLQ = w.snapshot()
+		res.Admission = w.clients.Admission()
+	}); res.Err == nil {
+		res.Err = serr
+	}
 	k.Shutdown()
 	w.closeLive()
 	w.store.Close()

@@ -1,6 +1,9 @@
 package sim
 
 import (
+	"bytes"
+	"context"
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -152,4 +155,71 @@ func TestLoosestCapsAcrossReplicaOptions(t *testing.T) {
 		}})
 	require.Equal(t, map[string]int{"a": 3, "b": 2, "c": sut.NoTenantCap}, spec.TenantMaxActive)
 	require.Nil(t, loosestSpec(Config{System: cordum.System{}, Replicas: 2}).TenantMaxActive)
+}
+
+// breakAt is a test's fault injector that never injects: its setup stages a
+// simulator invariant breaking at a set time (on the controller, where a
+// store failover's snapshot runs) or, with inActor, inside an actor.
+type breakAt struct {
+	at      time.Duration
+	inActor bool
+}
+
+func (breakAt) At(*Point) (Fault, bool) { return Fault{}, false }
+
+func (b breakAt) SetupWorld(w *World) {
+	w.At(b.at, func() {
+		if !b.inActor {
+			kernel.Breachf("test: the store's snapshot lost a key")
+		}
+		w.k.Spawn("store", "check", func(ctx context.Context) { kernel.Breachf("test: the store's snapshot lost a key") })
+	})
+}
+
+// A simulator invariant that breaks mid-run, on the controller or in an
+// actor, ends the run with a HarnessFault at the step it broke: the process
+// goes on, the world is shut down, and the history, trace and final store up
+// to the fault are kept. The same seed breaks at the same step, and says so
+// in the same words.
+func TestAHarnessFaultMidRunKeepsTheEvidence(t *testing.T) {
+	for _, inActor := range []bool{false, true} {
+		var worlds []*World
+		var results []*Result
+		for range 2 { // one call site: the stacks match
+			w := NewWorld(Config{System: cordum.System{}, Seed: 3, KeepTrace: true,
+				Injector: breakAt{at: 40 * time.Second, inActor: inActor}})
+			worlds, results = append(worlds, w), append(results, w.Run())
+		}
+		w, res, again := worlds[0], results[0], results[1]
+		var f *kernel.HarnessFault
+		require.ErrorAs(t, res.Err, &f, "inActor=%v", inActor)
+		require.Equal(t, 40*time.Second, f.Time)
+		require.Contains(t, f.Value, "the store's snapshot lost a key")
+		require.Contains(t, f.Stack, "world_test.go")
+		require.NotEmpty(t, f.Tail)
+		require.Equal(t, res.Steps, f.Step)
+		require.Equal(t, 40*time.Second, res.History.End, "the run stopped at the fault")
+		require.NotEmpty(t, res.History.Executions, "what happened before the fault is kept")
+		require.NotEmpty(t, res.Final, "the store is read at the end")
+		require.True(t, bytes.HasSuffix(w.Trace().Bytes(), []byte(f.Tail+"\n")), "the trace ends where the fault's tail does")
+		require.Equal(t, res.Checksum, again.Checksum)
+		require.Equal(t, res.Err.Error(), again.Err.Error(), "the finding reads the same on every run")
+	}
+}
+
+// A replica whose system refuses to start fails the run as the system's,
+// though the harness's code raised it.
+func TestAReplicaThatCannotStartIsTheSystems(t *testing.T) {
+	res := NewWorld(Config{System: refusesReplicas{cordum.System{}}, Seed: 1}).Run()
+	var sp *kernel.SystemPanic
+	require.ErrorAs(t, res.Err, &sp)
+	require.Contains(t, res.Err.Error(), "replica-1 could not start: no replicas today")
+	var f *kernel.HarnessFault
+	require.False(t, errors.As(res.Err, &f))
+}
+
+type refusesReplicas struct{ cordum.System }
+
+func (refusesReplicas) StartReplica(sut.Ports, sut.Options) (sut.Replica, error) {
+	return nil, errors.New("no replicas today")
 }

@@ -2,6 +2,7 @@ package simrun
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -9,9 +10,11 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/dispatchsim/dispatchsim/checker"
 	"github.com/dispatchsim/dispatchsim/faults"
 	"github.com/dispatchsim/dispatchsim/reports"
 	"github.com/dispatchsim/dispatchsim/scenarios"
+	"github.com/dispatchsim/dispatchsim/sim"
 	"github.com/dispatchsim/dispatchsim/sut"
 )
 
@@ -39,7 +42,43 @@ type seedRun struct {
 // task runs a failing seed again with its trace kept, holds it to the first
 // run's checksum (a determinism check for free), and writes its folder under
 // out.
-func execute(t task, out string) (seedRun, error) {
+//
+// A panic in the world's run is the run's result (sim.World.Run); one that
+// escapes it (in the check, or writing the report) fails the seed here, so
+// the worker process and the pool go on with the other seeds.
+func execute(t task, out string) (run seedRun, err error) {
+	defer func() {
+		if rec := recover(); rec != nil {
+			run, err = escapedPanic(t, out, sim.RecoveredPanic("simrun, outside the world's run", rec))
+		}
+	}()
+	return executeTask(t, out)
+}
+
+// escapedPanic fails a seed whose task panicked outside the world's run:
+// on the harness layer when the harness raised it, as the system's
+// otherwise. Nothing of the run is left to write: an artifacts task says so
+// as its error, and its folder is removed as half-written.
+func escapedPanic(t task, out string, cause error) (seedRun, error) {
+	res := reports.SeedResult{System: t.System, Scenario: t.Scenario, Finding: t.Finding, Seed: t.Seed, Branch: t.Branch,
+		Strategy: t.Strategy, Linearizability: string(checker.LinSkipped), Verdict: reports.VerdictHarness}
+	v := reports.Violation{Layer: string(checker.LayerHarness), Checker: "harness_fault", Message: cause.Error()}
+	var harness checker.HarnessFault
+	if !errors.As(cause, &harness) {
+		res.Verdict = reports.VerdictSafety
+		v.Layer, v.Checker = string(checker.LayerAssumptions), "run_completed"
+	}
+	res.Violations = []reports.Violation{v}
+	if variant, err := parseVariant(t.Branch, t.Strategy); err == nil {
+		res.Replay = replayFromSummary(out, t.System, t.Scenario, t.Seed, variant)
+	}
+	if t.Artifacts {
+		return seedRun{Result: res}, fmt.Errorf("%s seed %d: no artifacts: %s", t.Scenario, t.Seed, oneLine(cause.Error()))
+	}
+	return seedRun{Result: res}, nil
+}
+
+func executeTask(t task, out string) (seedRun, error) {
 	sc, ok := scenarios.Lookup(t.Scenario)
 	if !ok {
 		return seedRun{}, fmt.Errorf("unknown scenario %q", t.Scenario)
@@ -154,7 +193,13 @@ func describeFailure(sc scenarios.Scenario, o *scenarios.Outcome, res reports.Se
 			fmt.Fprintf(&b, "  ... and %d more violations (summary.json has them all)\n", len(res.Violations)-shown)
 			break
 		}
-		fmt.Fprintf(&b, "  %s/%s %s step=%d: %s\n", v.Layer, v.Checker, v.Job, v.Step, v.Message)
+		msg := v.Message
+		if first, _, more := strings.Cut(msg, "\n"); more {
+			// A harness fault's stack and trace tail: the report and
+			// seed.json have them whole.
+			msg = first + " (stack and trace tail in seed.json and report.html)"
+		}
+		fmt.Fprintf(&b, "  %s/%s %s step=%d: %s\n", v.Layer, v.Checker, v.Job, v.Step, msg)
 	}
 	if res.Linearizability != "ok" {
 		fmt.Fprintf(&b, "  linearizability: %s\n", res.Linearizability)

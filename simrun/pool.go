@@ -23,6 +23,9 @@ type worker interface {
 	do(t task) (seedRun, error)
 	// stop ends the worker's task at once, if it can (an interrupt).
 	stop()
+	// revive readies a worker whose process died for its next task; false:
+	// it takes no more.
+	revive() bool
 	// close ends the worker after its current task and waits for it.
 	close() error
 }
@@ -61,7 +64,7 @@ func runPool(ctx context.Context, abandon <-chan struct{}, workers []worker, tas
 				}
 				mu.Unlock()
 				var died *errWorkerDied
-				if errors.As(err, &died) {
+				if errors.As(err, &died) && (ctx.Err() != nil || !w.revive()) {
 					return // the other workers take the rest; what none runs is reported missing
 				}
 			}
@@ -110,22 +113,36 @@ func (w localWorker) do(t task) (seedRun, error) {
 	return execute(t, w.out)
 }
 func (localWorker) stop()        {}
+func (localWorker) revive() bool { return false }
 func (localWorker) close() error { return nil }
 
 // seal waits for artifacts being written and forbids any later ones; the
 // process is about to exit.
 func (w localWorker) seal() { w.writing.Lock() }
 
-// errWorkerDied is a worker process gone: its task is lost and it takes no more.
+// errWorkerDied is a worker process gone: its task is lost. The worker
+// starts a new process for the next task (revive), a few times at most.
 type errWorkerDied struct{ msg string }
 
 func (e *errWorkerDied) Error() string { return e.msg }
 
-// processWorker is a child process speaking JSON lines: a task in, a reply out.
+// maxWorkerRestarts bounds the processes a worker starts in place of dead
+// ones: a seed that kills its process (a fatal runtime error no recover
+// catches) loses itself, not the rest of the run, but a binary that cannot
+// run a seed at all must not be restarted for ever.
+const maxWorkerRestarts = 3
+
+// processWorker is a child process speaking JSON lines: a task in, a reply
+// out. When the process dies it is restarted for the next task.
 type processWorker struct {
-	cmd *exec.Cmd
-	in  io.WriteCloser
-	out *bufio.Scanner
+	command func() *exec.Cmd // a new child process, not started
+	// mu guards the process against stop, which the interrupt watcher calls.
+	mu       sync.Mutex
+	cmd      *exec.Cmd // nil: the process died and was reaped
+	in       io.WriteCloser
+	out      *bufio.Scanner
+	stopped  bool
+	restarts int
 }
 
 // workerReply is a child's answer to one task.
@@ -145,45 +162,69 @@ func startProcessWorker(out string) (*processWorker, error) {
 	if commitFlag != "" {
 		args = append(args, "--commit", commitFlag)
 	}
-	cmd := exec.Command(exe, args...)
-	cmd.Env = append(os.Environ(), "GOMAXPROCS=1")
-	if os.Getenv("GOGC") == "" {
-		// A seed's garbage is short-lived and its live heap small: collecting
-		// less often saves about a sixth of a worker's CPU.
-		cmd.Env = append(cmd.Env, "GOGC=400")
-	}
-	cmd.SysProcAttr = workerProcAttr()
-	cmd.Stderr = os.Stderr
+	return startWorkerCommand(func() *exec.Cmd {
+		cmd := exec.Command(exe, args...)
+		cmd.Env = append(os.Environ(), "GOMAXPROCS=1")
+		if os.Getenv("GOGC") == "" {
+			// A seed's garbage is short-lived and its live heap small: collecting
+			// less often saves about a sixth of a worker's CPU.
+			cmd.Env = append(cmd.Env, "GOGC=400")
+		}
+		cmd.SysProcAttr = workerProcAttr()
+		cmd.Stderr = os.Stderr
+		return cmd
+	})
+}
+
+// startWorkerCommand starts a worker whose processes command makes.
+func startWorkerCommand(command func() *exec.Cmd) (*processWorker, error) {
+	w := &processWorker{command: command}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w, w.spawn()
+}
+
+// spawn starts a process; w.mu is held.
+func (w *processWorker) spawn() error {
+	cmd := w.command()
 	in, err := cmd.StdinPipe()
 	if err != nil {
-		return nil, err
+		return err
 	}
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
-		return nil, err
+		return err
 	}
 	if err := cmd.Start(); err != nil {
-		return nil, fmt.Errorf("start worker process: %w", err)
+		return fmt.Errorf("start worker process: %w", err)
 	}
 	sc := bufio.NewScanner(stdout)
 	sc.Buffer(make([]byte, 1<<20), 64<<20)
-	return &processWorker{cmd: cmd, in: in, out: sc}, nil
+	w.cmd, w.in, w.out = cmd, in, sc
+	return nil
 }
 
 func (w *processWorker) do(t task) (seedRun, error) {
-	b, _ := json.Marshal(t)
-	if _, err := w.in.Write(append(b, '\n')); err != nil {
-		return seedRun{}, fmt.Errorf("worker process: send %s seed %d: %w", t.Scenario, t.Seed, err)
+	w.mu.Lock()
+	in, out := w.in, w.out
+	alive := w.cmd != nil
+	w.mu.Unlock()
+	if !alive {
+		return seedRun{}, &errWorkerDied{fmt.Sprintf("worker process gone before %s seed %d", t.Scenario, t.Seed)}
 	}
-	if !w.out.Scan() {
-		err := w.out.Err()
+	b, _ := json.Marshal(t)
+	if _, err := in.Write(append(b, '\n')); err != nil {
+		return seedRun{}, w.died(t, fmt.Errorf("send: %w", err))
+	}
+	if !out.Scan() {
+		err := out.Err()
 		if err == nil {
 			err = errors.New("exited")
 		}
-		return seedRun{}, &errWorkerDied{fmt.Sprintf("worker process died on %s seed %d: %v", t.Scenario, t.Seed, err)}
+		return seedRun{}, w.died(t, err)
 	}
 	var r workerReply
-	if err := json.Unmarshal(w.out.Bytes(), &r); err != nil {
+	if err := json.Unmarshal(out.Bytes(), &r); err != nil {
 		return seedRun{}, fmt.Errorf("worker process: bad reply: %w", err)
 	}
 	switch {
@@ -195,11 +236,49 @@ func (w *processWorker) do(t task) (seedRun, error) {
 	return r.Run, nil
 }
 
+// died reaps the process that died running t.
+func (w *processWorker) died(t task, cause error) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.cmd != nil {
+		_ = w.in.Close()
+		_ = w.cmd.Process.Kill() // a process that closed its output but lives on
+		_ = w.cmd.Wait()
+		w.cmd = nil
+	}
+	return &errWorkerDied{fmt.Sprintf("worker process died on %s seed %d: %v", t.Scenario, t.Seed, cause)}
+}
+
+// revive starts a new process in place of a dead one, unless the run is
+// being stopped or the worker has restarted too often; false: it takes no
+// more tasks.
+func (w *processWorker) revive() bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.stopped || w.restarts >= maxWorkerRestarts {
+		return false
+	}
+	w.restarts++
+	return w.spawn() == nil
+}
+
 // stop kills the process: what it was writing is removed by the caller, and
-// nothing is written after close has waited for it.
-func (w *processWorker) stop() { _ = w.cmd.Process.Kill() }
+// nothing is written after close has waited for it. No process starts after.
+func (w *processWorker) stop() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.stopped = true
+	if w.cmd != nil {
+		_ = w.cmd.Process.Kill()
+	}
+}
 
 func (w *processWorker) close() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.cmd == nil {
+		return nil
+	}
 	_ = w.in.Close()
 	return w.cmd.Wait()
 }

@@ -3,7 +3,9 @@ package simrun
 import (
 	"context"
 	"io"
+	"os/exec"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -39,6 +41,7 @@ func layerOf(c string) string {
 }
 
 func (*fakeWorker) stop()        {}
+func (*fakeWorker) revive() bool { return false }
 func (*fakeWorker) close() error { return nil }
 
 // A dead worker process loses its one task and takes no more: the others run
@@ -86,4 +89,53 @@ func TestRunStopsWhenAnUntilCheckerFires(t *testing.T) {
 
 	rs = runSeeds(intr, []worker{w}, tasks, runFlags{until: []string{anyChecker}}, newProgress(io.Discard, len(tasks), "test"))
 	require.Equal(t, untilStop("attempts"), rs.stopped, "any checker stops it, but the environment's")
+}
+
+// diesOnSeed3 is a worker process that answers every task with a pass but
+// dies on seed 3, as a seed that ends its process with a fatal error does.
+func diesOnSeed3() *exec.Cmd {
+	return exec.Command("sh", "-c", `while read -r line; do
+  case "$line" in *'"seed":3}'*) exit 2;; esac
+  echo '{"run":{"result":{"scenario":"swarm","seed":1,"verdict":"pass"}}}'
+done`)
+}
+
+// A worker process that dies loses its one task: a new process takes the
+// next, so one seed that ends its process does not end the run's other
+// seeds; a worker that keeps dying stops after its restarts.
+func TestAWorkerProcessThatDiesIsRestartedForTheNextTask(t *testing.T) {
+	if _, err := exec.LookPath("sh"); err != nil {
+		t.Skip("no sh")
+	}
+	w, err := startWorkerCommand(diesOnSeed3)
+	require.NoError(t, err)
+	var tasks []task
+	for i := range 8 {
+		tasks = append(tasks, task{Scenario: "swarm", Seed: uint64(i)})
+	}
+	var mu sync.Mutex
+	var died, ran []uint64
+	runPool(context.Background(), nil, []worker{w}, tasks, func(o outcome) {
+		mu.Lock()
+		defer mu.Unlock()
+		if o.err != nil {
+			var wd *errWorkerDied
+			require.ErrorAs(t, o.err, &wd)
+			died = append(died, o.task.Seed)
+			return
+		}
+		ran = append(ran, o.task.Seed)
+	})
+	require.Equal(t, []uint64{3}, died)
+	require.Equal(t, []uint64{0, 1, 2, 4, 5, 6, 7}, ran, "the restarted process ran the rest")
+	require.NoError(t, w.close())
+
+	always, err := startWorkerCommand(func() *exec.Cmd { return exec.Command("sh", "-c", "exit 3") })
+	require.NoError(t, err)
+	lost := 0
+	runPool(context.Background(), nil, []worker{always}, tasks, func(o outcome) {
+		require.Error(t, o.err)
+		lost++
+	})
+	require.Equal(t, 1+maxWorkerRestarts, lost, "one task per process, then it takes no more")
 }

@@ -58,7 +58,7 @@ func newRunCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use: "run",
 		Short: "Run a suite or a scenario over seeds; exit 0 pass, 1 safety, 3 liveness, 4 inconclusive, " +
-			"5 non-deterministic, 6 incomplete, 130/143 interrupted",
+			"5 non-deterministic, 6 incomplete, 7 harness, 130/143 interrupted",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runSuite(cmd, f) },
 	}
@@ -289,7 +289,7 @@ func runSeeds(intr *interrupts, workers []worker, tasks []task, f runFlags, prog
 func oneLineFailure(r reports.SeedResult) string {
 	what := "linearizability " + r.Linearizability
 	if v, ok := reports.FirstFinding(r.Violations); ok {
-		what = v.Checker + ": " + v.Message
+		what = v.Checker + ": " + oneLine(v.Message)
 	}
 	return fmt.Sprintf("FAIL %s seed %d (%s) %s", r.Scenario, r.Seed, r.Verdict, what)
 }
@@ -298,13 +298,15 @@ func oneLineFailure(r reports.SeedResult) string {
 const anyChecker = "any"
 
 // firedOneOf is the first of checkers that fired in r (outside the
-// environment layer: a broken store is not the defect hunted), or "".
+// environment and harness layers: a broken store or a broken harness is not
+// the defect hunted), or "".
 func firedOneOf(r reports.SeedResult, checkers []string) string {
 	if len(checkers) == 0 || passed(r) {
 		return ""
 	}
 	for _, v := range r.Violations {
-		if v.Layer != string(checker.LayerEnvironment) && (slices.Contains(checkers, v.Checker) || checkers[0] == anyChecker) {
+		hunted := v.Layer != string(checker.LayerEnvironment) && v.Layer != string(checker.LayerHarness)
+		if hunted && (slices.Contains(checkers, v.Checker) || checkers[0] == anyChecker) {
 			return v.Checker
 		}
 	}
@@ -369,6 +371,11 @@ func (rs *seedRuns) writeArtifacts(intr *interrupts, workers []worker, f runFlag
 		delete(rs.unwritten, o.task.Index)
 		d := rs.done[o.task.Index]
 		d.Result.Artifacts, d.Result.Replay = o.run.Result.Artifacts, o.run.Result.Replay
+		if o.run.Result.Verdict == reports.VerdictHarness {
+			// The re-run kept its trace: its harness fault carries the
+			// trace's tail up to the fault, which the first run could not.
+			d.Result.Violations = o.run.Result.Violations
+		}
 		rs.told[o.task.Index] = o.run.Failure
 	})
 }

@@ -1,8 +1,9 @@
 // Package kernel is the simulator's deterministic core: the seed tree, the
 // actor scheduler that lets exactly one actor run at a time, the virtual
 // clocks, the trace with its running checksum, the first-difference check
-// over two traces, and the types of the fault hook (Point, Fault, Injector,
-// Host).
+// over two traces, the types of the fault hook (Point, Fault, Injector,
+// Host), and whose a panic in a run is (harness.go): a fault of the
+// harness, which never fails the system, or the system's.
 //
 // Everything above it (the simulated store and bus, the workers, the clients,
 // the world) runs as its actors. It imports no system under test and nothing

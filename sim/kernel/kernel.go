@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"iter"
 	"math/rand/v2"
-	"runtime/debug"
 	"sort"
 	"strconv"
 	"strings"
@@ -50,7 +49,9 @@ type Kernel struct {
 	// freeTimers are timers that left the heap, for the next addTimer.
 	freeTimers []*timer
 
-	panicMsg string
+	// fault is the first panic an actor or the controller raised: a
+	// HarnessFault or a SystemPanic (Recovered).
+	fault    error
 	stalled  atomic.Pointer[string]
 	progress atomic.Uint64
 	waiting  atomic.Bool
@@ -194,7 +195,8 @@ func (k *Kernel) HoldsBaton(ctx context.Context) *Actor {
 }
 
 // Current returns the actor of ctx and asserts that it holds the baton: a
-// call from any other goroutine would corrupt the schedule.
+// call from any other goroutine would corrupt the schedule. A broken
+// assertion is its caller's breach of the ports' contract (Classify).
 func (k *Kernel) Current(ctx context.Context, what string) *Actor {
 	a := ActorOf(ctx)
 	if a == nil {
@@ -364,8 +366,8 @@ type crash struct{}
 func (a *Actor) main(task Task, r *runner) {
 	defer func() {
 		if rec := recover(); rec != nil {
-			if _, ok := rec.(crash); !ok {
-				a.k.panicMsg = fmt.Sprintf("actor %s panicked: %v\n%s", a.name, rec, debug.Stack())
+			if _, ok := rec.(crash); !ok && a.k.fault == nil {
+				a.k.fault = a.k.Recovered("actor "+a.name, rec)
 			}
 		}
 		a.done = true
@@ -676,8 +678,19 @@ func (e *ErrDeadlock) Error() string {
 }
 
 // Run schedules actors until stop reports true or virtual time would pass limit
-// (then time stops at limit).
-func (k *Kernel) Run(limit time.Duration, stop func() bool) error {
+// (then time stops at limit). A panic, in an actor or on the controller (an
+// alarm, stop, a fork), ends the run with its error (Recovered) instead of
+// the process.
+func (k *Kernel) Run(limit time.Duration, stop func() bool) (err error) {
+	defer func() {
+		if rec := recover(); rec != nil {
+			k.current = nil
+			err = k.Recovered("controller", rec)
+			if k.fault == nil {
+				k.fault = err
+			}
+		}
+	}()
 	var runnable []*Actor
 	for {
 		k.reap()
@@ -739,8 +752,8 @@ func (k *Kernel) Run(limit time.Duration, stop func() bool) error {
 }
 
 func (k *Kernel) failure() error {
-	if k.panicMsg != "" {
-		return fmt.Errorf("sim: %s", k.panicMsg)
+	if k.fault != nil {
+		return k.fault
 	}
 	if s := k.stalled.Load(); s != nil {
 		return fmt.Errorf("sim: %s", *s)

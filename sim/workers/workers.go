@@ -143,7 +143,8 @@ func (f *Fleet) start(wk *worker) {
 		gate, err := c.Consumer(sut.Ports{Redis: f.store.Client(wk.group), Clock: k.NewClock(wk.group, 0),
 			Random: f.env.Seeds.Child(wk.group + "/consumer"), Registerer: reg, Spawn: k.Spawner(wk.group)})
 		if err != nil {
-			panic(fmt.Sprintf("sim: %s consumer: %v", wk.group, err)) // a harness bug, not an input error
+			// The system's consumer could not start: its failure, not the harness's.
+			panic(kernel.SystemFailure(fmt.Sprintf("%s consumer could not start: %v", wk.group, err)))
 		}
 		wk.gate = gate
 	}
@@ -168,14 +169,29 @@ func (h dispatchHandler) Handle(ctx context.Context, v any) sut.Settle {
 
 // accept runs a dispatch as its own actor; the idempotent consumer runs a
 // (job, generation) once per process lifetime.
+//
+// The in-memory mark is taken before the gate, whose store call yields: a
+// second copy delivered meanwhile finds it taken and is skipped, where
+// checking before the gate and marking after it let both copies through.
+// A gate that refuses or cannot answer gives the mark back, as if this copy
+// had never come: a refused copy's repeats ask the gate again, and one
+// redelivered after the error can still run.
 func (wk *worker) accept(ctx context.Context, pkt sut.Dispatch) sut.Settle {
 	key := fmt.Sprintf("%s/%d", pkt.JobID, pkt.Gen)
-	if !wk.fleet.prof.NoDedup && wk.seen[key] {
+	dedup := !wk.fleet.prof.NoDedup
+	if dedup && wk.seen[key] {
 		wk.fleet.env.Kernel.Tracef(kernel.ActorOf(ctx).Name(), "worker skips duplicate %s", key)
 		return sut.Ack()
 	}
+	if dedup {
+		wk.seen[key] = true
+	}
 	if wk.gate != nil {
+		seen := wk.seen // a crash meanwhile starts the process with a new memory
 		first, err := wk.gate.First(ctx, pkt)
+		if err != nil || !first {
+			delete(seen, key)
+		}
 		if err != nil {
 			return sut.NakAfter(time.Second) // the store is unsure: ask again
 		}
@@ -184,7 +200,6 @@ func (wk *worker) accept(ctx context.Context, pkt sut.Dispatch) sut.Settle {
 			return sut.Ack()
 		}
 	}
-	wk.seen[key] = true
 	wk.active++
 	wk.fleet.env.Kernel.Spawn(wk.group, "run-"+key, func(ctx context.Context) { wk.run(ctx, pkt) })
 	return sut.Ack()

@@ -12,6 +12,7 @@ import (
 	"github.com/dispatchsim/dispatchsim/engine"
 	"github.com/dispatchsim/dispatchsim/history"
 	"github.com/dispatchsim/dispatchsim/sim/bus"
+	"github.com/dispatchsim/dispatchsim/sim/kernel"
 	"github.com/dispatchsim/dispatchsim/sim/kernel/kerneltest"
 	"github.com/dispatchsim/dispatchsim/sim/store"
 	"github.com/dispatchsim/dispatchsim/sut"
@@ -100,4 +101,77 @@ func TestWorkerRecordsWhenEachExecutionStopped(t *testing.T) {
 	require.Len(t, h.Reports, 1, "the crashed job never reported")
 	_, msg := sys.Worker().Result(sut.Dispatch{JobID: "j-1", ID: "d-j-1"}, "w1", sut.Succeeded)
 	require.Equal(t, history.MessageDigest(msg.Data), h.Reports[0].Message)
+}
+
+// Two copies of one dispatch delivered at once: the second arrives while the
+// first waits on the system's gate (a store call, a yield). The worker's
+// in-memory mark is taken before the gate, so exactly one runs, whatever
+// order the scheduler picks; the other is skipped as a duplicate.
+func TestCopiesDeliveredAtOnceRunOnce(t *testing.T) {
+	for seed := uint64(1); seed <= 20; seed++ {
+		sys := cordum.System{}
+		env, _, trace := kerneltest.NewEnv(t, seed, true, sys.Observer())
+		s := store.New(env, sys.Spec(sut.Options{}))
+		b := bus.New(env, history.BusConfig{})
+		fleet := New(env, b, s, sys.Worker(), []Spec{{ID: "w1", Pool: "general", MaxParallel: 4}}, Profile{})
+		fleet.Start()
+		k := env.Kernel
+		data, err := json.Marshal(engine.JobPacket{JobID: "j-1", Topic: "default", DispatchGen: 1, DispatchID: "d-1"})
+		require.NoError(t, err)
+		k.Spawn("replica-1", "dispatched-write", func(ctx context.Context) {
+			require.NoError(t, s.Client("replica-1").HSet(ctx, "job:j-1", "state", "DISPATCHED", "dispatch_gen", 1).Err())
+		})
+		for _, replica := range []string{"replica-1", "replica-2"} { // two publishers, one message each
+			k.At(time.Second, func() {
+				k.Spawn(replica, "dispatch", func(ctx context.Context) {
+					_ = b.Publisher(replica).Publish(ctx, sys.Worker().Subject("w1"), sut.Message{Data: data})
+				})
+			})
+		}
+		require.NoError(t, k.Run(time.Minute, nil))
+		s.Close()
+
+		require.Len(t, env.History.Executions, 1, "seed %d", seed)
+		require.Contains(t, string(trace.Bytes()), "worker skips duplicate j-1/1", "seed %d", seed)
+	}
+}
+
+// failFirstGateRead fails the worker's first store command (its gate's
+// read) before it is applied.
+type failFirstGateRead struct{ fired bool }
+
+func (f *failFirstGateRead) At(p *kernel.Point) (kernel.Fault, bool) {
+	if f.fired || p.Kind != history.PointRedis || p.Group != "worker-w1" {
+		return kernel.Fault{}, false
+	}
+	f.fired = true
+	return kernel.Fault{Kind: "WorkerStoreFails", Effect: history.EffectFailBeforeApply}, true
+}
+
+// A gate that cannot answer gives the mark back: the copy it NAKed, or the
+// one skipped while it asked, is not lost; the dispatch still runs once.
+func TestAGateErrorGivesTheMarkBack(t *testing.T) {
+	sys := cordum.System{}
+	env, host, trace := kerneltest.NewEnv(t, 1, true, sys.Observer())
+	inj := &failFirstGateRead{}
+	host.Injector = inj
+	s := store.New(env, sys.Spec(sut.Options{}))
+	t.Cleanup(s.Close)
+	b := bus.New(env, history.BusConfig{})
+	fleet := New(env, b, s, sys.Worker(), []Spec{{ID: "w1", Pool: "general", MaxParallel: 4}}, Profile{})
+	fleet.Start()
+	k := env.Kernel
+	data, err := json.Marshal(engine.JobPacket{JobID: "j-1", Topic: "default", DispatchGen: 1, DispatchID: "d-1"})
+	require.NoError(t, err)
+	k.Spawn("replica-1", "dispatched-write", func(ctx context.Context) {
+		require.NoError(t, s.Client("replica-1").HSet(ctx, "job:j-1", "state", "DISPATCHED", "dispatch_gen", 1).Err())
+	})
+	k.At(time.Second, func() {
+		k.Spawn("replica-1", "dispatch", func(ctx context.Context) {
+			_ = b.Publisher("replica-1").Publish(ctx, sys.Worker().Subject("w1"), sut.Message{Data: data})
+		})
+	})
+	require.NoError(t, k.Run(time.Minute, nil))
+	require.True(t, inj.fired, "the gate's read failed")
+	require.Len(t, env.History.Executions, 1, "the NAKed copy came back and ran:\n%s", trace.Bytes())
 }
