@@ -16,9 +16,9 @@ func commandsServer(m *Miniredis) {
 	m.srv.Register("DBSIZE", m.cmdDbsize, server.ReadOnlyOption())
 	m.srv.Register("FLUSHALL", m.cmdFlushall)
 	m.srv.Register("FLUSHDB", m.cmdFlushdb)
-	m.srv.Register("INFO", m.cmdInfo)
-	m.srv.Register("TIME", m.cmdTime)
-	m.srv.Register("MEMORY", m.cmdMemory)
+	m.srv.Register("INFO", m.cmdInfo, server.ReadOnlyOption())
+	m.srv.Register("TIME", m.cmdTime, server.ReadOnlyOption())
+	m.srv.Register("MEMORY", m.cmdMemory, server.ReadOnlyOption())
 }
 
 // MEMORY

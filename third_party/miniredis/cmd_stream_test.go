@@ -1448,16 +1448,10 @@ func TestStreamClaim(t *testing.T) {
 		"XCLAIM", "planets", "processing", "alice", "0", "0-0",
 		proto.Array(),
 	)
+	// Redis 7.0 creates a consumer only when it claims something.
 	mustDo(t, c,
 		"XINFO", "CONSUMERS", "planets", "processing",
-		proto.Array(
-			proto.Array(
-				proto.String("name"), proto.String("alice"),
-				proto.String("pending"), proto.Int(0),
-				proto.String("idle"), proto.Int(0),
-				proto.String("inactive"), proto.Int(-1),
-			),
-		),
+		proto.Array(),
 	)
 
 	mustDo(t, c,
@@ -1532,6 +1526,7 @@ func TestStreamClaim(t *testing.T) {
 		"XDEL", "planets", "0-1",
 		proto.Int(1),
 	)
+	// An entry deleted from the stream leaves the PEL when claimed.
 	mustDo(t, c,
 		"XCLAIM", "planets", "processing", "bob", "0", "0-1",
 		proto.Array(),
@@ -1541,7 +1536,7 @@ func TestStreamClaim(t *testing.T) {
 		proto.Array(
 			proto.Array(
 				proto.String("name"), proto.String("processing"),
-				proto.String("consumers"), proto.Int(2),
+				proto.String("consumers"), proto.Int(1),
 				proto.String("pending"), proto.Int(1),
 				proto.String("last-delivered-id"), proto.String("0-0"),
 				proto.String("entries-read"), proto.Nil,
@@ -1558,23 +1553,11 @@ func TestStreamClaim(t *testing.T) {
 				proto.String("idle"), proto.Int(20000),
 				proto.String("inactive"), proto.Int(20000),
 			),
-			proto.Array(
-				proto.String("name"), proto.String("bob"),
-				proto.String("pending"), proto.Int(0),
-				proto.String("idle"), proto.Int(0),
-				proto.String("inactive"), proto.Int(-1),
-			),
 		),
 	)
 	mustDo(t, c,
 		"XPENDING", "planets", "processing", "-", "+", "999",
 		proto.Array(
-			proto.Array(
-				proto.String("0-1"),
-				proto.String("bob"),
-				proto.Int(0),
-				proto.Int(3),
-			),
 			proto.Array(
 				proto.String("0-2"),
 				proto.String("alice"),
@@ -1608,12 +1591,6 @@ func TestStreamClaim(t *testing.T) {
 		"XPENDING", "planets", "processing", "-", "+", "999",
 		proto.Array(
 			proto.Array(
-				proto.String("0-1"),
-				proto.String("bob"),
-				proto.Int(0),
-				proto.Int(3),
-			),
-			proto.Array(
 				proto.String("0-2"),
 				proto.String("alice"),
 				proto.Int(20000),
@@ -1644,12 +1621,6 @@ func TestStreamClaim(t *testing.T) {
 	mustDo(t, c,
 		"XPENDING", "planets", "processing", "-", "+", "999",
 		proto.Array(
-			proto.Array(
-				proto.String("0-1"),
-				proto.String("bob"),
-				proto.Int(0),
-				proto.Int(3),
-			),
 			proto.Array(
 				proto.String("0-2"),
 				proto.String("alice"),
@@ -1701,12 +1672,6 @@ func TestStreamClaim(t *testing.T) {
 	mustDo(t, c,
 		"XPENDING", "planets", "processing", "-", "+", "999",
 		proto.Array(
-			proto.Array(
-				proto.String("0-1"),
-				proto.String("alice"),
-				proto.Int(10000),
-				proto.Int(1),
-			),
 			proto.Array(
 				proto.String("0-2"),
 				proto.String("alice"),

@@ -95,8 +95,14 @@ func (s *streamKey) copy() *streamKey {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 
+	// Entries are copied, not shared: XDEL and XTRIM change the slice in
+	// place, which would change the copy too.
 	cpy := &streamKey{
-		entries: s.entries,
+		entries:         make([]StreamEntry, len(s.entries)),
+		lastAllocatedID: s.lastAllocatedID,
+	}
+	for i, e := range s.entries {
+		cpy.entries[i] = StreamEntry{ID: e.ID, Values: append([]string(nil), e.Values...)}
 	}
 	groups := map[string]*streamGroup{}
 	for k, v := range s.groups {
@@ -464,26 +470,12 @@ func (g *streamGroup) pendingAfter(id string) []pendingEntry {
 
 func (g *streamGroup) pendingCount(consumer string) int {
 	n := 0
-	for _, p := range g.activePending() {
+	for _, p := range g.pending {
 		if p.consumer == consumer {
 			n++
 		}
 	}
 	return n
-}
-
-// pending entries without the entries deleted from the group
-func (g *streamGroup) activePending() []pendingEntry {
-	var pe []pendingEntry
-	for _, p := range g.pending {
-		// drop deleted ones
-		if _, e := g.stream.get(p.id); e == nil {
-			continue
-		}
-		p := p
-		pe = append(pe, p)
-	}
-	return pe
 }
 
 func (g *streamGroup) copy() *streamGroup {
@@ -495,7 +487,7 @@ func (g *streamGroup) copy() *streamGroup {
 	return &streamGroup{
 		// don't copy stream
 		lastID:    g.lastID,
-		pending:   g.pending,
+		pending:   append([]pendingEntry(nil), g.pending...),
 		consumers: cns,
 	}
 }
@@ -512,4 +504,55 @@ func (g *streamGroup) setLastSeen(c string, t time.Time) {
 func (g *streamGroup) setLastSuccess(c string, t time.Time) {
 	g.setLastSeen(c, t)
 	g.consumers[c].lastSuccess = t
+}
+
+// groupsByName is every group as plain data, sorted by name.
+func (s *streamKey) groupsByName() []StreamGroup {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+
+	names := make([]string, 0, len(s.groups))
+	for name := range s.groups {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	res := make([]StreamGroup, 0, len(names))
+	for _, name := range names {
+		g := s.groups[name]
+		sg := StreamGroup{Name: name, LastID: g.lastID, Pending: make([]PendingEntry, 0, len(g.pending))}
+		for _, p := range g.pending {
+			sg.Pending = append(sg.Pending, PendingEntry{
+				ID:            p.id,
+				Consumer:      p.consumer,
+				DeliveryCount: p.deliveryCount,
+				LastDelivery:  p.lastDelivery,
+			})
+		}
+		cons := make([]string, 0, len(g.consumers))
+		for c := range g.consumers {
+			cons = append(cons, c)
+		}
+		sort.Strings(cons)
+		for _, c := range cons {
+			sg.Consumers = append(sg.Consumers, StreamConsumer{Name: c, Pending: g.consumers[c].numPendingEntries})
+		}
+		res = append(res, sg)
+	}
+	return res
+}
+
+// dumpStreamGroups renders a stream's groups for Dump, after its entries.
+func dumpStreamGroups(s *streamKey, indent string, v func(string) string) string {
+	r := ""
+	for _, g := range s.groupsByName() {
+		r += fmt.Sprintf("%sgroup %s last-delivered-id %s\n", indent, v(g.Name), g.LastID)
+		for _, p := range g.Pending {
+			r += fmt.Sprintf("%s%spending %s %s deliveries %d delivered %d\n", indent, indent,
+				p.ID, v(p.Consumer), p.DeliveryCount, p.LastDelivery.UnixMilli())
+		}
+		for _, c := range g.Consumers {
+			r += fmt.Sprintf("%s%sconsumer %s pending %d\n", indent, indent, v(c.Name), c.Pending)
+		}
+	}
+	return r
 }
