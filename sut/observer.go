@@ -85,7 +85,8 @@ type MessageFact struct {
 // observer never reads the wire layout of EVALSHA.
 type StoreCommand struct {
 	// Name is the command in lower case: "hset", "zrangebyscore", and for a
-	// script "evalsha" or "eval".
+	// script "evalsha" or "eval", or "evalsha_ro" or "eval_ro" for one run
+	// read-only.
 	Name string
 	// Script is the script's name from Observer.Scripts ("" for a plain
 	// command, or for a script the system did not name).

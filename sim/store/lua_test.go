@@ -4,10 +4,15 @@ import (
 	"context"
 	"net"
 	"os"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/redis/go-redis/v9"
+	"github.com/stretchr/testify/require"
+
+	"github.com/dispatchsim/dispatchsim/sim/kernel"
 )
 
 // The simulated store keeps one Lua VM for every script (ReuseLua in the
@@ -78,4 +83,30 @@ func TestScriptsCannotLeakState(t *testing.T) {
 		}
 		cases(t, rdb)
 	})
+}
+
+// A read-only script is traced like any script: by its SHA1 (EVALSHA_RO) or
+// its key alone (EVAL_RO, go-redis's resend after NOSCRIPT), never by its
+// source; it counts as a script; and it may read the server's TIME, as
+// redis-server 7 lets it.
+func TestReadOnlyScriptsAreTracedByHash(t *testing.T) {
+	k, s, trace := testStore(t, true)
+	c := s.Client("replica-1")
+	source := "local t = redis.call('TIME') return {t[1], redis.call('GET', KEYS[1])} -- read-only"
+	script := redis.NewScript(source)
+	k.Spawn("replica-1", "reader", func(ctx context.Context) {
+		require.NoError(t, c.Set(ctx, "job:j-1", "x", 0).Err())
+		got, err := script.RunRO(ctx, c, []string{"job:j-1"}).StringSlice()
+		require.NoError(t, err)
+		require.Equal(t, []string{strconv.FormatInt(kernel.Epoch.Unix(), 10), "x"}, got, "TIME is the store's virtual clock")
+		require.NoError(t, script.RunRO(ctx, c, []string{"job:j-1"}).Err())
+	})
+	require.NoError(t, k.Run(time.Minute, nil))
+	out := string(trace.Bytes())
+	require.NotContains(t, out, "read-only", "a script's source is never traced")
+	sha := script.Hash()[:8]
+	require.Contains(t, out, "redis evalsha_ro "+sha+" job:j-1 -> err NOSCRIPT")
+	require.Contains(t, out, "redis eval_ro job:j-1 -> ok")
+	require.Contains(t, out, "redis evalsha_ro "+sha+" job:j-1 -> ok")
+	require.Equal(t, 3, s.hist.Redis.Scripts)
 }

@@ -330,7 +330,7 @@ func (h *storeHook) process(next redis.ProcessHook) redis.ProcessHook {
 			return kernel.ErrActorDead
 		}
 		sent, sentStep := k.Now(), k.Step()
-		if first, ok := h.resend[a]; ok && name == "eval" {
+		if first, ok := h.resend[a]; ok && sut.SendsScriptSource(name) {
 			sent, sentStep = first.time, first.step
 		}
 		delete(h.resend, a)
@@ -352,7 +352,7 @@ func (h *storeHook) process(next redis.ProcessHook) redis.ProcessHook {
 			}
 		}
 		s.hist.Redis.Commands++
-		if name == "evalsha" || name == "eval" {
+		if sut.IsScriptCommand(name) {
 			s.hist.Redis.Scripts++
 		}
 		if fired {
@@ -376,7 +376,7 @@ func (h *storeHook) process(next redis.ProcessHook) redis.ProcessHook {
 		}
 
 		err := next(ctx, cmd)
-		if name == "evalsha" && redis.HasErrorPrefix(err, "NOSCRIPT") {
+		if (name == "evalsha" || name == "evalsha_ro") && redis.HasErrorPrefix(err, "NOSCRIPT") {
 			h.resend[a] = sentAt{sent, sentStep}
 		}
 		line := append(k.TraceStart(a.Name()), "redis "...)
@@ -483,7 +483,7 @@ func (h *storeHook) lockHolder(job string) string {
 // firstKey returns the first key a command names.
 func firstKey(name string, args []any) string {
 	i := 1
-	if name == "evalsha" || name == "eval" {
+	if sut.IsScriptCommand(name) {
 		i = 3
 	}
 	if len(args) > i {
@@ -494,12 +494,14 @@ func firstKey(name string, args []any) string {
 	return ""
 }
 
+// describe names a command by its first key; a script by its SHA1 (EVALSHA)
+// or by its name alone (EVAL), never by its source.
 func (h *storeHook) describe(name string, args []any) string {
-	if name == "evalsha" && len(args) > 1 {
-		return fmt.Sprintf("evalsha %s %s", shortSHA(fmt.Sprint(args[1])), firstKey(name, args))
+	if sut.IsScriptCommand(name) && !sut.SendsScriptSource(name) && len(args) > 1 {
+		return fmt.Sprintf("%s %s %s", name, shortSHA(fmt.Sprint(args[1])), firstKey(name, args))
 	}
-	if name == "eval" {
-		return "eval " + firstKey(name, args)
+	if sut.SendsScriptSource(name) {
+		return name + " " + firstKey(name, args)
 	}
 	return strings.TrimSpace(name + " " + firstKey(name, args))
 }
@@ -508,17 +510,20 @@ func (h *storeHook) describe(name string, args []any) string {
 func appendTarget(b []byte, name string, args []any) []byte {
 	key := firstKey(name, args)
 	switch {
-	case name == "evalsha" && len(args) > 1:
+	case (name == "evalsha" || name == "evalsha_ro") && len(args) > 1:
 		sha, ok := args[1].(string)
 		if !ok {
 			sha = fmt.Sprint(args[1])
 		}
-		b = append(b, "evalsha "...)
+		b = append(b, name...)
+		b = append(b, ' ')
 		b = append(b, shortSHA(sha)...)
 		b = append(b, ' ')
 		return append(b, key...)
-	case name == "eval":
-		return append(append(b, "eval "...), key...)
+	case sut.SendsScriptSource(name):
+		b = append(b, name...)
+		b = append(b, ' ')
+		return append(b, key...)
 	case key == "":
 		return append(b, strings.TrimSpace(name)...)
 	case mayBeSpace(name[0]) || mayBeSpace(key[len(key)-1]):
