@@ -1,11 +1,14 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"net"
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -223,6 +226,76 @@ func (s *Store) Hash(key string) (map[string]string, bool) {
 		h[f] = s.mr.HGet(key, f)
 	}
 	return h, true
+}
+
+// The store reads streams too (sut.StreamView).
+var _ sut.StreamView = (*Store)(nil)
+
+// StreamEntry reads one entry of a stream by its ID.
+func (s *Store) StreamEntry(key, id string) (sut.StreamEntry, bool) {
+	if s.live != nil {
+		return s.live.streamEntry(key, id)
+	}
+	entries, _ := s.mr.Stream(key)
+	i, found := sort.Find(len(entries), func(i int) int { return compareStreamIDs(id, entries[i].ID) })
+	if !found {
+		return sut.StreamEntry{}, false
+	}
+	return sut.StreamEntry{ID: entries[i].ID, Values: slices.Clone(entries[i].Values)}, true
+}
+
+// Stream reads a stream's entries, oldest first.
+func (s *Store) Stream(key string) []sut.StreamEntry {
+	if s.live != nil {
+		return s.live.stream(key)
+	}
+	// miniredis hands out its live entries: copied, so that a later write
+	// does not change what the observer read.
+	entries, _ := s.mr.Stream(key)
+	out := make([]sut.StreamEntry, len(entries))
+	for i, e := range entries {
+		out[i] = sut.StreamEntry{ID: e.ID, Values: slices.Clone(e.Values)}
+	}
+	return out
+}
+
+// StreamGroups reads a stream's consumer groups, by name, with their pending
+// entries lists; idle times by the virtual clock.
+func (s *Store) StreamGroups(key string) []sut.StreamGroup {
+	if s.live != nil {
+		return s.live.streamGroups(key)
+	}
+	groups, _ := s.mr.StreamGroups(key)
+	now := kernel.Epoch.Add(s.k.Now())
+	out := make([]sut.StreamGroup, len(groups))
+	for i, g := range groups {
+		out[i] = sut.StreamGroup{Name: g.Name, LastDeliveredID: g.LastID, Pending: make([]sut.PendingEntry, len(g.Pending))}
+		for j, p := range g.Pending {
+			out[i].Pending[j] = sut.PendingEntry{ID: p.ID, Consumer: p.Consumer, Deliveries: p.DeliveryCount,
+				Idle: now.Sub(p.LastDelivery).Truncate(time.Millisecond)}
+		}
+		for _, c := range g.Consumers {
+			out[i].Consumers = append(out[i].Consumers, c.Name)
+		}
+	}
+	return out
+}
+
+// compareStreamIDs orders two full stream IDs ("ms-seq") as Redis does.
+func compareStreamIDs(a, b string) int {
+	ams, aseq := splitStreamID(a)
+	bms, bseq := splitStreamID(b)
+	if c := cmp.Compare(ams, bms); c != 0 {
+		return c
+	}
+	return cmp.Compare(aseq, bseq)
+}
+
+func splitStreamID(id string) (ms, seq uint64) {
+	m, q, _ := strings.Cut(id, "-")
+	ms, _ = strconv.ParseUint(m, 10, 64)
+	seq, _ = strconv.ParseUint(q, 10, 64)
+	return ms, seq
 }
 
 // Close closes every client and miniredis.
