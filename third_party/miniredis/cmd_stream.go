@@ -1042,6 +1042,10 @@ func writeXread(c *server.Peer, streams []string, res map[string][]StreamEntry) 
 		for _, entry := range entries {
 			c.WriteLen(2)
 			c.WriteBulk(entry.ID)
+			if entry.Values == nil {
+				c.WriteLen(-1) // pending, but deleted from the stream
+				continue
+			}
 			c.WriteLen(len(entry.Values))
 			for _, v := range entry.Values {
 				c.WriteBulk(v)

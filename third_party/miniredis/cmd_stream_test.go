@@ -865,12 +865,15 @@ func TestStreamDelete(t *testing.T) {
 		"XDEL", "planets", "0-2",
 	)
 
+	// Redis 7: a pending entry deleted since comes back without its fields
 	mustDo(t, c,
 		"XREADGROUP", "GROUP", "processing", "alice", "STREAMS", "planets", "0-0",
 		proto.Array(
 			proto.Array(
 				proto.String("planets"),
-				proto.Array(),
+				proto.Array(
+					proto.Array(proto.String("0-1"), proto.NilList),
+				),
 			),
 		),
 	)

@@ -225,6 +225,12 @@ func (s *streamKey) createGroup(group, id string) error {
 	if id == "$" {
 		id = s.lastIDUnlocked()
 	}
+	// "0" is "0-0", as XINFO GROUPS shows it
+	full, err := formatStreamID(id)
+	if err != nil {
+		return errors.New(msgInvalidStreamID)
+	}
+	id = full
 	s.groups[group] = &streamGroup{
 		stream:    s,
 		lastID:    id,
@@ -380,22 +386,29 @@ func (g *streamGroup) readGroup(
 		return msgs
 	}
 
-	// re-deliver messages from the pending list.
-	// con := gr.consumers[consumerID]
+	// re-deliver messages from the pending list: the consumer's own, after
+	// id, at most count. An entry deleted from the stream since comes back
+	// as its ID with no fields (nil Values), and is no new delivery.
+	if _, ok := g.consumers[consumerID]; !ok {
+		g.consumers[consumerID] = &consumer{}
+	}
 	msgs := g.pendingAfter(id)
 	var res []StreamEntry
-	for i, p := range msgs {
+	for i := range msgs {
+		p := &msgs[i]
 		if p.consumer != consumerID {
 			continue
 		}
+		if count > 0 && len(res) >= count {
+			break
+		}
 		_, entry := g.stream.get(p.id)
-		// not found. Weird?
 		if entry == nil {
+			res = append(res, StreamEntry{ID: p.id})
 			continue
 		}
 		p.deliveryCount += 1
 		p.lastDelivery = now
-		msgs[i] = p
 		res = append(res, *entry)
 	}
 	return res
@@ -427,10 +440,7 @@ func (g *streamGroup) ack(ids []string) (int, error) {
 		consumer.numPendingEntries--
 
 		g.pending = append(g.pending[:pos], g.pending[pos+1:]...)
-		// don't count deleted entries
-		if _, e := g.stream.get(id); e == nil {
-			continue
-		}
+		// Redis 7 counts an entry deleted from the stream too: it was pending
 		count++
 	}
 	return count, nil
