@@ -2,8 +2,11 @@ package store
 
 import (
 	"context"
+	"fmt"
+	"maps"
 	"net"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -109,4 +112,85 @@ func TestReadOnlyScriptsAreTracedByHash(t *testing.T) {
 	require.Contains(t, out, "redis eval_ro job:j-1 -> ok")
 	require.Contains(t, out, "redis evalsha_ro "+sha+" job:j-1 -> ok")
 	require.Equal(t, 3, s.hist.Redis.Scripts)
+}
+
+// A read-only script may call exactly what redis-server 7 lets it: every
+// command without the write flag (TIME, XINFO, XPENDING, GET, ...), and none
+// with it or that may replicate (PFCOUNT, PUBLISH). Every command the
+// simulated store knows (or, for a command with subcommands, each of those)
+// is called from EVAL_RO on both stores, with placeholder arguments enough
+// for its arity: a refusal on one and not the other is a difference. Run
+// against the server at REDIS_URL; without one it is skipped (under
+// CI=true, it fails).
+func TestReadOnlyScriptsAllowWhatRedisAllows(t *testing.T) {
+	url := os.Getenv("REDIS_URL")
+	if url == "" {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("CI=true but REDIS_URL is not set")
+		}
+		t.Skip("REDIS_URL not set: no redis-server to compare read-only scripts with")
+	}
+	ctx := context.Background()
+	opts, err := redis.ParseURL(url)
+	require.NoError(t, err)
+	opts.MaxRetries, opts.Protocol = -1, 2
+	opts.DB = (opts.DB + 2) % 16 // a database of its own: the calls run
+	real := redis.NewClient(opts)
+	defer real.Close()
+	require.NoError(t, real.FlushDB(ctx).Err())
+
+	mr := NewMiniredis(1)
+	require.NoError(t, mr.Start())
+	defer mr.Close()
+	sim := redis.NewClient(&redis.Options{Addr: mr.Addr(), Protocol: 2, MaxRetries: -1})
+	defer sim.Close()
+
+	infos, err := real.Command(ctx).Result()
+	require.NoError(t, err)
+	refused := func(rdb *redis.Client, call []any) bool {
+		err := rdb.EvalRO(ctx, "return redis.call(unpack(ARGV))", nil, call...).Err()
+		return err != nil && strings.Contains(err.Error(), "Write commands are not allowed from read-only scripts")
+	}
+	var calls, differ []string
+	for _, name := range slices.Sorted(maps.Keys(infos)) {
+		info := infos[name]
+		if !mr.Server().IsRegisteredCommand(name) || slices.Contains(info.Flags, "noscript") {
+			continue
+		}
+		for _, call := range readOnlyProbe(name, int(info.Arity)) {
+			calls = append(calls, fmt.Sprint(call))
+			r, s := refused(real, call), refused(sim, call)
+			if r != s {
+				differ = append(differ, fmt.Sprintf("%v: redis-server refuses it %v, the simulated store %v", call, r, s))
+			}
+		}
+	}
+	require.Greater(t, len(calls), 100, "the probe reached the commands")
+	require.Empty(t, differ, "%d calls probed", len(calls))
+	t.Logf("%d calls, the same refusals on both stores", len(calls))
+}
+
+// readOnlyProbe is the calls that probe a command: its name and arity's worth
+// of placeholders, or for a command with subcommands each of them.
+func readOnlyProbe(name string, arity int) [][]any {
+	subcommands := map[string][][]any{
+		"xinfo":   {{"xinfo", "stream", "k"}, {"xinfo", "groups", "k"}, {"xinfo", "consumers", "k", "g"}},
+		"xgroup":  {{"xgroup", "create", "k", "g", "0"}, {"xgroup", "destroy", "k", "g"}, {"xgroup", "createconsumer", "k", "g", "c"}, {"xgroup", "delconsumer", "k", "g", "c"}},
+		"object":  {{"object", "encoding", "k"}, {"object", "freq", "k"}, {"object", "idletime", "k"}, {"object", "refcount", "k"}},
+		"memory":  {{"memory", "usage", "k"}},
+		"pubsub":  {{"pubsub", "channels"}, {"pubsub", "numsub"}, {"pubsub", "numpat"}},
+		"command": {{"command", "count"}},
+		"cluster": {{"cluster", "info"}},
+		"client":  {{"client", "id"}},
+		"config":  {{"config", "get", "k"}},
+		"script":  {{"script", "exists", "k"}},
+	}
+	if calls, ok := subcommands[name]; ok {
+		return calls
+	}
+	call := []any{name}
+	for len(call) < max(arity, -arity) {
+		call = append(call, "k")
+	}
+	return [][]any{call}
 }

@@ -12,7 +12,7 @@ import (
 )
 
 func commandsServer(m *Miniredis) {
-	m.srv.Register("COMMAND", m.cmdCommand)
+	m.srv.Register("COMMAND", m.cmdCommand, server.ReadOnlyOption())
 	m.srv.Register("DBSIZE", m.cmdDbsize, server.ReadOnlyOption())
 	m.srv.Register("FLUSHALL", m.cmdFlushall)
 	m.srv.Register("FLUSHDB", m.cmdFlushdb)
