@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"strconv"
 	"strings"
 	"testing"
@@ -12,6 +13,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/dispatchsim/dispatchsim/internal/longtest"
+	"github.com/dispatchsim/dispatchsim/sim/store"
 )
 
 // The simulated store against redis-server for what a dispatcher built on
@@ -163,7 +165,7 @@ func dropIdle(reply string) string {
 		f := strings.Fields(p)
 		if len(f) == 4 {
 			f[2] = "_"
-			parts[i] = strings.Join(f, " ") + strings.Repeat("]", strings.Count(p, "]"))
+			parts[i] = strings.Join(f, " ") + p[len(strings.TrimRight(p, " ")):]
 		}
 	}
 	return strings.Join(parts, "[")
@@ -353,4 +355,72 @@ var refusedCalls = []string{
 	"return redis.call('DEL', KEYS[1])",
 	"return redis.call('PFCOUNT', 'hll')",
 	"return redis.call('PUBLISH', 'ch', 'x')",
+}
+
+// The cases the Redis Streams dispatcher's team ran into, each with the
+// reply both stores must give: XCLAIM of an entry idle less than its
+// min-idle-time claims nothing and leaves it with its consumer; XCLAIM
+// JUSTID claims without counting a delivery (and resets the idle time);
+// XAUTOCLAIM lists an entry deleted from the stream in its third element and
+// drops it from the pending list; TIME runs in a read-only script. On the
+// simulated store always; on redis-server too when REDIS_URL is set.
+func TestStreamClaimCases(t *testing.T) {
+	type step struct {
+		call []any
+		want string // the reply as renderReply writes it; "" not checked
+	}
+	steps := []step{
+		{[]any{"xgroup", "create", "jobs", "workers", "0", "mkstream"}, "OK"},
+		{[]any{"xadd", "jobs", "1-1", "job", "j-1"}, "1-1"},
+		{[]any{"xadd", "jobs", "2-1", "job", "j-2"}, "2-1"},
+		{[]any{"xreadgroup", "group", "workers", "c1", "streams", "jobs", ">"}, ""},
+		{nil, ""}, // both entries idle streamIdle now
+		{[]any{"xclaim", "jobs", "workers", "c2", 60000, "1-1"}, "[]"},
+		{[]any{"xpending", "jobs", "workers", "-", "+", 1}, "[[1-1 c1 _ 1]]"},
+		{[]any{"xclaim", "jobs", "workers", "c2", streamIdle.Milliseconds() / 2, "1-1", "justid"}, "[1-1]"},
+		{[]any{"xpending", "jobs", "workers", "-", "+", 1}, "[[1-1 c2 _ 1]]"},
+		{[]any{"xpending", "jobs", "workers", "idle", streamIdle.Milliseconds() / 2, "-", "+", 10}, "[[2-1 c1 _ 1]]"},
+		{[]any{"xclaim", "jobs", "workers", "c2", 0, "1-1"}, "[[1-1 [job j-1]]]"},
+		{[]any{"xpending", "jobs", "workers", "-", "+", 1}, "[[1-1 c2 _ 2]]"},
+		{[]any{"xdel", "jobs", "2-1"}, "1"},
+		{[]any{"xautoclaim", "jobs", "workers", "c3", 0, "0", "count", 1}, "[2-1 [[1-1 [job j-1]]] []]"},
+		{[]any{"xautoclaim", "jobs", "workers", "c3", 0, "2-1"}, "[0-0 [] [2-1]]"},
+		{[]any{"xpending", "jobs", "workers"}, "[1 1-1 1-1 [[c3 1]]]"},
+		{[]any{"eval_ro", "return #redis.call('TIME')", 0}, "2"},
+		{[]any{"eval_ro", "return redis.call('XPENDING', KEYS[1], 'workers')[1]", 1, "jobs"}, "1"},
+		{[]any{"eval_ro", "return redis.call('XACK', KEYS[1], 'workers', '1-1')", 1, "jobs"},
+			"error: Write commands are not allowed from read-only scripts."},
+	}
+	run := func(t *testing.T, rdb *redis.Client) {
+		ctx := context.Background()
+		for _, s := range steps {
+			if s.call == nil {
+				time.Sleep(streamIdle)
+				continue
+			}
+			got := renderReply(rdb.Do(ctx, s.call...).Result())
+			if strings.EqualFold(fmt.Sprint(s.call[0]), "xpending") && len(s.call) > 3 {
+				got = dropIdle(got)
+			}
+			if s.want != "" && got != s.want {
+				t.Errorf("%v: %s, want %s", s.call, got, s.want)
+			}
+		}
+	}
+	t.Run("simulated", func(t *testing.T) {
+		mr := store.NewMiniredis(1)
+		if err := mr.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(mr.Close)
+		rdb := redis.NewClient(&redis.Options{Addr: mr.Addr(), Protocol: 2, MaxRetries: -1, DisableIdentity: true})
+		t.Cleanup(func() { _ = rdb.Close() })
+		// the simulated store's clock is the wall clock here, as redis-server's
+		rdb.AddHook(timelineHook{func(string) func() { mr.SetTime(time.Now()); return func() {} }})
+		run(t, rdb)
+	})
+	if os.Getenv("REDIS_URL") == "" && os.Getenv("CI") != "true" {
+		return
+	}
+	t.Run("redis", func(t *testing.T) { run(t, realStoreClient(t, redisURL(t), &timeline{})) })
 }
