@@ -42,6 +42,7 @@ func (m *Miniredis) cmdXadd(c *server.Peer, cmd string, args []string) {
 	withTx(m, c, func(c *server.Peer, ctx *connCtx) {
 		maxlen := -1
 		minID := ""
+		nearly := false // "~": whole nodes only
 		makeStream := true
 		if strings.ToLower(args[0]) == "nomkstream" {
 			args = args[1:]
@@ -49,7 +50,7 @@ func (m *Miniredis) cmdXadd(c *server.Peer, cmd string, args []string) {
 		}
 		if strings.ToLower(args[0]) == "maxlen" {
 			args = args[1:]
-			// ignore exact/approximate trimming modifiers
+			nearly = args[0] == "~"
 			if args[0] == "~" || args[0] == "=" {
 				args = args[1:]
 			}
@@ -66,7 +67,7 @@ func (m *Miniredis) cmdXadd(c *server.Peer, cmd string, args []string) {
 			args = args[1:]
 		} else if strings.ToLower(args[0]) == "minid" {
 			args = args[1:]
-			// ignore exact/approximate trimming modifiers
+			nearly = args[0] == "~"
 			if args[0] == "~" || args[0] == "=" {
 				args = args[1:]
 			}
@@ -115,10 +116,14 @@ func (m *Miniredis) cmdXadd(c *server.Peer, cmd string, args []string) {
 			}
 			return
 		}
-		if maxlen >= 0 {
+		switch {
+		case nearly && maxlen >= 0:
+			s.trimNodes(maxlen, "", 100*streamNodeMaxEntries)
+		case nearly && minID != "":
+			s.trimNodes(-1, minID, 100*streamNodeMaxEntries)
+		case maxlen >= 0:
 			s.trim(maxlen)
-		}
-		if minID != "" {
+		case minID != "":
 			s.trimBefore(minID)
 		}
 		db.incr(key)
@@ -1292,15 +1297,17 @@ func (m *Miniredis) cmdXtrim(c *server.Peer, cmd string, args []string) {
 	}
 	args = args[1:]
 
+	// Redis's default LIMIT for "~": 100 nodes' worth.
+	limit := 100 * streamNodeMaxEntries
 	if len(args) == 2 && strings.ToUpper(args[0]) == "LIMIT" {
-		// Ignore LIMIT.
 		opts.withLimit = true
-		if _, err := strconv.Atoi(args[1]); err != nil {
+		n, err := strconv.Atoi(args[1])
+		if err != nil {
 			setDirty(c)
 			c.WriteError(msgInvalidInt)
 			return
 		}
-
+		limit = n
 		args = args[2:]
 	}
 
@@ -1329,12 +1336,16 @@ func (m *Miniredis) cmdXtrim(c *server.Peer, cmd string, args []string) {
 			return
 		}
 
-		switch opts.strategy {
-		case "MAXLEN":
+		switch {
+		case opts.withNearly && opts.strategy == "MAXLEN":
+			c.WriteInt(s.trimNodes(opts.maxLen, "", limit))
+		case opts.withNearly:
+			c.WriteInt(s.trimNodes(-1, opts.threshold, limit))
+		case opts.strategy == "MAXLEN":
 			entriesBefore := len(s.entries)
 			s.trim(opts.maxLen)
 			c.WriteInt(entriesBefore - len(s.entries))
-		case "MINID":
+		default:
 			n := s.trimBefore(opts.threshold)
 			c.WriteInt(n)
 		}

@@ -142,14 +142,19 @@ func TestStreamAdd(t *testing.T) {
 		nowy, _ := s.Stream("nowy")
 		equals(t, 10, len(nowy))
 
+		// "~" trims whole nodes of 100 entries only, as Redis does
 		for i := 0; i < 100; i++ {
 			_, err := c.Do("XADD", "nowz", "MAXLEN", "~", "10", "*", "one", "1")
 			ok(t, err)
-			nowz, _ := s.Stream("nowz")
-			assert(t, len(nowz) <= 10, "deleted entries")
 		}
 		nowz, _ := s.Stream("nowz")
-		equals(t, 10, len(nowz))
+		equals(t, 100, len(nowz))
+		for i := 0; i < 110; i++ {
+			_, err := c.Do("XADD", "nowz", "MAXLEN", "~", "10", "*", "one", "1")
+			ok(t, err)
+		}
+		nowz, _ = s.Stream("nowz")
+		equals(t, 10, len(nowz)) // a node of 100 goes once 10 entries follow it
 
 		for i := 0; i < 100; i++ {
 			_, err := c.Do("XADD", "nowexact", "MAXLEN", "=", "10", "*", "one", "1")
@@ -195,9 +200,11 @@ func TestStreamAdd(t *testing.T) {
 		_, err = c.Do("XADD", "mid", "MINID", "~", minID, "*", "five", "5")
 		ok(t, err)
 
+		// "~" trims whole nodes only: the one node holds "five"
 		mustDo(t, c,
 			"XRANGE", "mid", "-", "+",
 			proto.Array(
+				proto.Array(proto.String("1672545846004-0"), proto.Strings("three", "3")),
 				proto.Array(proto.String("1672545847004-0"), proto.Strings("four", "4")),
 				proto.Array(proto.String("1672545848004-0"), proto.Strings("five", "5")),
 			),
@@ -1128,8 +1135,11 @@ func TestStreamTrim(t *testing.T) {
 			proto.Array(proto.String("5-11"), proto.Strings("name", "Pluto")),
 		))
 
+	// "~" trims whole nodes only: the one node holds 5-11
 	mustDo(t, c,
-		"XTRIM", "planets", "MINID", "~", "4", "LIMIT", "50", proto.Int(1))
+		"XTRIM", "planets", "MINID", "~", "4", "LIMIT", "50", proto.Int(0))
+	mustDo(t, c,
+		"XTRIM", "planets", "MINID", "4", proto.Int(1))
 
 	mustDo(t, c,
 		"XRANGE", "planets", "-", "+",

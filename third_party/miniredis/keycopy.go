@@ -116,8 +116,14 @@ func copyKeyInto(from *RedisDB, src string, to *RedisDB, dst string) {
 // equal compares two streams: entries, last allocated ID, and every group
 // with its last delivered ID, pending entries and consumers.
 func (s *streamKey) equal(o *streamKey) bool {
-	if s.lastAllocatedID != o.lastAllocatedID || len(s.entries) != len(o.entries) || len(s.groups) != len(o.groups) {
+	if s.lastAllocatedID != o.lastAllocatedID || len(s.entries) != len(o.entries) || len(s.groups) != len(o.groups) ||
+		s.tailNode != o.tailNode || s.tailAppended != o.tailAppended {
 		return false
+	}
+	for i, n := range s.nodes {
+		if n != o.nodes[i] {
+			return false
+		}
 	}
 	for i, e := range s.entries {
 		if e.ID != o.entries[i].ID || !equalSlices(e.Values, o.entries[i].Values) {

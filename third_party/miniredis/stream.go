@@ -19,7 +19,20 @@ type streamKey struct {
 	groups          map[string]*streamGroup
 	lastAllocatedID string
 	mu              sync.Mutex
+	// Redis keeps entries in nodes of at most streamNodeMaxEntries, and
+	// trimming with "~" removes whole nodes only. nodes[i] is the node of
+	// entries[i]; tailAppended counts the entries ever added to the last
+	// node, tailNode (deleted ones too, as Redis does).
+	nodes        []int
+	tailNode     int
+	tailAppended int
 }
+
+// streamNodeMaxEntries is Redis's stream-node-max-entries default. Redis also
+// closes a node at stream-node-max-bytes (4096), which is not modelled: with
+// entries of more than about 40 bytes Redis's nodes are smaller, and "~"
+// trims more there than here.
+const streamNodeMaxEntries = 100
 
 // a StreamEntry is an entry in a stream. The ID is always of the form
 // "123-123".
@@ -100,6 +113,9 @@ func (s *streamKey) copy() *streamKey {
 	cpy := &streamKey{
 		entries:         make([]StreamEntry, len(s.entries)),
 		lastAllocatedID: s.lastAllocatedID,
+		nodes:           append([]int(nil), s.nodes...),
+		tailNode:        s.tailNode,
+		tailAppended:    s.tailAppended,
 	}
 	for i, e := range s.entries {
 		cpy.entries[i] = StreamEntry{ID: e.ID, Values: append([]string(nil), e.Values...)}
@@ -270,6 +286,14 @@ func (s *streamKey) add(entryID string, values []string, now time.Time) (string,
 		return "", errors.New(msgStreamIDTooSmall)
 	}
 
+	// A new node when there is none, the last one was emptied (Redis frees
+	// it), or it is full.
+	if len(s.nodes) == 0 || s.nodes[len(s.nodes)-1] != s.tailNode || s.tailAppended >= streamNodeMaxEntries {
+		s.tailNode++
+		s.tailAppended = 0
+	}
+	s.tailAppended++
+	s.nodes = append(s.nodes, s.tailNode)
 	s.entries = append(s.entries, StreamEntry{
 		ID:     entryID,
 		Values: values,
@@ -284,7 +308,43 @@ func (s *streamKey) trim(n int) {
 
 	if len(s.entries) > n {
 		s.entries = s.entries[len(s.entries)-n:]
+		s.nodes = s.nodes[len(s.nodes)-n:]
 	}
+}
+
+// headNode is how many entries the first node holds.
+func (s *streamKey) headNode() int {
+	n := 0
+	for n < len(s.nodes) && s.nodes[n] == s.nodes[0] {
+		n++
+	}
+	return n
+}
+
+// trimNodes is trimming with "~": whole nodes from the head, while what
+// stays is at least maxLen entries (maxLen < 0: no bound) and, with a
+// minID, the node's last entry is below it; at most limit entries go (0: no
+// limit). It returns how many went.
+func (s *streamKey) trimNodes(maxLen int, minID string, limit int) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+
+	deleted := 0
+	for len(s.entries) > 0 {
+		n := s.headNode()
+		switch {
+		case maxLen >= 0 && len(s.entries)-n < maxLen:
+			return deleted
+		case minID != "" && streamCmp(s.entries[n-1].ID, minID) >= 0:
+			return deleted
+		case limit > 0 && deleted+n > limit:
+			return deleted
+		}
+		s.entries = s.entries[n:]
+		s.nodes = s.nodes[n:]
+		deleted += n
+	}
+	return deleted
 }
 
 // trimBefore deletes entries with an id less than the provided id
@@ -459,6 +519,7 @@ func (s *streamKey) delete(ids []string) (int, error) {
 		}
 
 		s.entries = append(s.entries[:i], s.entries[i+1:]...)
+		s.nodes = append(s.nodes[:i], s.nodes[i+1:]...)
 		count++
 	}
 	return count, nil
