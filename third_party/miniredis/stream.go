@@ -323,8 +323,9 @@ func (s *streamKey) headNode() int {
 
 // trimNodes is trimming with "~": whole nodes from the head, while what
 // stays is at least maxLen entries (maxLen < 0: no bound) and, with a
-// minID, the node's last entry is below it; at most limit entries go (0: no
-// limit). It returns how many went.
+// minID, the node's last entry is below it (Redis looks at the node's last
+// entry even when it was deleted; here at its last one left); at most limit
+// entries go (0: no limit). It returns how many went.
 func (s *streamKey) trimNodes(maxLen int, minID string, limit int) int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
