@@ -316,6 +316,9 @@ var readOnly = map[string]bool{
 	"scard": true, "smembers": true, "sismember": true, "zrange": true, "zrangebyscore": true,
 	"zscore": true, "zcard": true, "lrange": true, "llen": true, "ttl": true, "pttl": true,
 	"type": true, "strlen": true, "scan": true, "keys": true, "ping": true, "evalsha_ro": true, "eval_ro": true,
+	// A stream's reads; XREADGROUP writes (it moves the group and its
+	// pending entries), XREAD does not.
+	"xrange": true, "xrevrange": true, "xlen": true, "xpending": true, "xinfo": true, "xread": true,
 }
 
 // handshake commands run while go-redis opens a connection, on the calling

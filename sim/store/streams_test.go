@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
@@ -102,4 +103,37 @@ func TestObserverReachesJobsThroughStreamEntries(t *testing.T) {
 			require.Equal(t, []string{"j-7:>RUNNING"}, states, "without the stream read the finish is invisible")
 		}
 	}
+}
+
+// pointRecorder notes each fault point's command and whether it writes.
+type pointRecorder struct{ seen []string }
+
+func (r *pointRecorder) At(p *kernel.Point) (kernel.Fault, bool) {
+	r.seen = append(r.seen, fmt.Sprintf("%s write=%v", p.Cmd, p.Write))
+	return kernel.Fault{}, false
+}
+
+// A stream's reads are fault points for reads (a fault aimed at reads
+// reaches them, one aimed at writes does not); XREADGROUP, which moves the
+// group, is a write.
+func TestStreamReadsAreReads(t *testing.T) {
+	sys := cordum.System{}
+	env, host, _ := kerneltest.NewEnv(t, 3, false, sys.Observer())
+	rec := &pointRecorder{}
+	host.Injector = rec
+	s := New(env, sys.Spec(sut.Options{}))
+	t.Cleanup(s.Close)
+	c := s.Client("replica-1")
+	env.Kernel.Spawn("replica-1", "reader", func(ctx context.Context) {
+		require.NoError(t, c.XGroupCreateMkStream(ctx, "jobs", "workers", "$").Err())
+		require.NoError(t, c.XAdd(ctx, &redis.XAddArgs{Stream: "jobs", ID: "1-1", Values: []string{"job", "j-1"}}).Err())
+		require.NoError(t, c.XReadGroup(ctx, &redis.XReadGroupArgs{Group: "workers", Consumer: "w", Streams: []string{"jobs", ">"}}).Err())
+		require.NoError(t, c.XRange(ctx, "jobs", "-", "+").Err())
+		require.NoError(t, c.XLen(ctx, "jobs").Err())
+		require.NoError(t, c.XPending(ctx, "jobs", "workers").Err())
+		require.NoError(t, c.XInfoGroups(ctx, "jobs").Err())
+	})
+	require.NoError(t, env.Kernel.Run(time.Minute, nil))
+	require.Equal(t, []string{"xgroup write=true", "xadd write=true", "xreadgroup write=true", "xrange write=false",
+		"xlen write=false", "xpending write=false", "xinfo write=false"}, rec.seen)
 }
