@@ -30,7 +30,8 @@ func (m *Miniredis) CopyKey(k string) (c KeyCopy, ok bool) {
 }
 
 // RestoreKey makes key k of the selected DB a copy of c, with c's TTL,
-// replacing whatever k held. c stays as it is: it can be restored again.
+// replacing whatever k held (the zero KeyCopy: k is deleted). c stays as it
+// is: it can be restored again.
 func (m *Miniredis) RestoreKey(k string, c KeyCopy) {
 	m.Lock()
 	defer m.Unlock()
