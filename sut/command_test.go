@@ -25,6 +25,12 @@ func TestParseStoreCommand(t *testing.T) {
 	c = ParseStoreCommand([]any{"EVAL", body, 1, "k"}, bySHA)
 	require.Equal(t, StoreCommand{Name: "eval", Script: "read", Keys: []string{"k"}, Args: []string{}}, c)
 
+	// The read-only forms are taken apart and named alike.
+	c = ParseStoreCommand([]any{"evalsha_ro", "abc", 1, "job:1", "x"}, bySHA)
+	require.Equal(t, StoreCommand{Name: "evalsha_ro", Script: "claim", Keys: []string{"job:1"}, Args: []string{"x"}}, c)
+	c = ParseStoreCommand([]any{"EVAL_RO", body, 1, "k"}, bySHA)
+	require.Equal(t, StoreCommand{Name: "eval_ro", Script: "read", Keys: []string{"k"}, Args: []string{}}, c)
+
 	c = ParseStoreCommand([]any{"evalsha", "fff", 1, "k", "a"}, bySHA)
 	require.Equal(t, "", c.Script, "a script the system did not name")
 	require.False(t, c.IsScript(""))

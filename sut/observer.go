@@ -54,6 +54,60 @@ type View interface {
 	TTL(key string) time.Duration
 }
 
+// StreamView is a View that also reads streams, their consumer groups and
+// pending entries lists: what a system that hands jobs out through Redis
+// Streams (XADD, XREADGROUP, XCLAIM, XACK) needs to tell which job a command
+// on an entry ID is about. The simulated store's View is always one; an
+// observer asks with a type assertion (v.(sut.StreamView)).
+type StreamView interface {
+	View
+	// StreamEntry reads one entry of a stream by its ID.
+	StreamEntry(key, id string) (StreamEntry, bool)
+	// Stream reads a stream's entries, oldest first; none when key holds
+	// no stream.
+	Stream(key string) []StreamEntry
+	// StreamGroups reads a stream's consumer groups, by name.
+	StreamGroups(key string) []StreamGroup
+}
+
+// StreamEntry is one entry of a stream.
+type StreamEntry struct {
+	ID     string
+	Values []string // field, value, field, value... as XADD sent them
+}
+
+// Field is the value of one of the entry's fields, "" when it has none.
+func (e StreamEntry) Field(name string) string {
+	for i := 0; i+1 < len(e.Values); i += 2 {
+		if e.Values[i] == name {
+			return e.Values[i+1]
+		}
+	}
+	return ""
+}
+
+// StreamGroup is a consumer group of a stream.
+type StreamGroup struct {
+	Name string
+	// LastDeliveredID is the last entry the group handed out with ">".
+	LastDeliveredID string
+	// Pending is the pending entries list, lowest ID first: delivered, not
+	// yet acknowledged (its entry may have been deleted since).
+	Pending []PendingEntry
+	// Consumers are the group's consumers, by name.
+	Consumers []string
+}
+
+// PendingEntry is one entry of a group's pending entries list.
+type PendingEntry struct {
+	ID, Consumer string
+	// Deliveries is the delivery count XPENDING shows.
+	Deliveries int
+	// Idle is the time since its last delivery (or claim), by the store's
+	// clock.
+	Idle time.Duration
+}
+
 // JobFact is one job as its stored record says.
 type JobFact struct {
 	State    string
@@ -85,7 +139,8 @@ type MessageFact struct {
 // observer never reads the wire layout of EVALSHA.
 type StoreCommand struct {
 	// Name is the command in lower case: "hset", "zrangebyscore", and for a
-	// script "evalsha" or "eval".
+	// script "evalsha" or "eval", or "evalsha_ro" or "eval_ro" for one run
+	// read-only.
 	Name string
 	// Script is the script's name from Observer.Scripts ("" for a plain
 	// command, or for a script the system did not name).

@@ -3,7 +3,9 @@ package store
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -144,4 +146,57 @@ func (l *liveRedis) hash(key string) (map[string]string, bool) {
 	}
 	h, err := l.view.HGetAll(ctx, key).Result()
 	return h, err == nil
+}
+
+func (l *liveRedis) streamEntry(key, id string) (sut.StreamEntry, bool) {
+	entries := l.xrange(key, id, id)
+	if len(entries) == 0 {
+		return sut.StreamEntry{}, false
+	}
+	return entries[0], true
+}
+
+func (l *liveRedis) stream(key string) []sut.StreamEntry { return l.xrange(key, "-", "+") }
+
+// xrange reads entries raw: go-redis's XMessage keeps the fields in a map,
+// which loses the order XADD sent them in.
+func (l *liveRedis) xrange(key, start, end string) []sut.StreamEntry {
+	ctx, cancel := l.ctx()
+	defer cancel()
+	raw, _ := l.view.Do(ctx, "XRANGE", key, start, end).Slice()
+	out := make([]sut.StreamEntry, 0, len(raw))
+	for _, r := range raw {
+		pair, ok := r.([]any)
+		if !ok || len(pair) != 2 {
+			continue
+		}
+		e := sut.StreamEntry{ID: fmt.Sprint(pair[0])}
+		fields, _ := pair[1].([]any)
+		for _, f := range fields {
+			e.Values = append(e.Values, fmt.Sprint(f))
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+func (l *liveRedis) streamGroups(key string) []sut.StreamGroup {
+	ctx, cancel := l.ctx()
+	defer cancel()
+	groups, _ := l.view.XInfoGroups(ctx, key).Result()
+	out := make([]sut.StreamGroup, 0, len(groups))
+	for _, g := range groups {
+		sg := sut.StreamGroup{Name: g.Name, LastDeliveredID: g.LastDeliveredID}
+		pending, _ := l.view.XPendingExt(ctx, &redis.XPendingExtArgs{Stream: key, Group: g.Name, Start: "-", End: "+", Count: 1 << 30}).Result()
+		for _, p := range pending {
+			sg.Pending = append(sg.Pending, sut.PendingEntry{ID: p.ID, Consumer: p.Consumer, Deliveries: int(p.RetryCount), Idle: p.Idle})
+		}
+		consumers, _ := l.view.XInfoConsumers(ctx, key, g.Name).Result()
+		for _, c := range consumers {
+			sg.Consumers = append(sg.Consumers, c.Name)
+		}
+		out = append(out, sg)
+	}
+	slices.SortFunc(out, func(a, b sut.StreamGroup) int { return strings.Compare(a.Name, b.Name) })
+	return out
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/dispatchsim/dispatchsim/history"
 	"github.com/dispatchsim/dispatchsim/sim/kernel"
+	"github.com/dispatchsim/dispatchsim/sut"
 )
 
 // runKeyOp is the recorded kind of a write the observer says may change an
@@ -74,7 +75,7 @@ func (h *storeHook) recordRunKey(ctx context.Context, cmd redis.Cmder, sent time
 
 // runsOf is the org whose runs a write may create or finish, "" for none.
 func (h *storeHook) runsOf(name string, args []any) string {
-	if name != "evalsha" && name != "eval" {
+	if !sut.IsScriptCommand(name) {
 		return ""
 	}
 	return h.s.obs.Command(h.s.command(name, args)).RunsOf

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"time"
 
+	miniredis "github.com/dispatchsim/dispatchsim/third_party/miniredis"
+
 	"github.com/dispatchsim/dispatchsim/history"
 	"github.com/dispatchsim/dispatchsim/sim/kernel"
 )
@@ -19,24 +21,22 @@ type Snapshot struct {
 	dump map[string]string // the same keyspace by a second path (checkRestore)
 }
 
-// value is one key's type, content and time to live.
+// value is one key's type, whole content and time to live: miniredis's own
+// detached copy of it (KeyCopy), so every type it stores goes back whole: a
+// stream with its consumer groups, last delivered IDs, pending entries
+// (consumer, delivery count, last delivery) and consumers; a hash with its
+// field TTLs; a HyperLogLog; geo sets as the sorted sets they are. The
+// key's TTL goes back shortened by the time since (Restore); a hash field's
+// own TTL (HEXPIRE) goes back as it was, not shortened: no system here sets
+// one.
 type value struct {
-	kind string
-	str  string
-	hash map[string]string
-	set  []string
-	list []string
-	zset map[string]float64
+	copy miniredis.KeyCopy
 	ttl  time.Duration
 }
 
-func (v value) equal(o value) bool {
-	return v.kind == o.kind && v.str == o.str && maps.Equal(v.hash, o.hash) && slices.Equal(v.set, o.set) &&
-		slices.Equal(v.list, o.list) && maps.Equal(v.zset, o.zset)
-}
+func (v value) equal(o value) bool { return v.copy.Equal(o.copy) }
 
-// Snapshot copies every key. The store holds strings, hashes, sets, lists and
-// sorted sets; any other type is a key the store cannot copy, an error.
+// Snapshot copies every key, of every type the store holds.
 func (s *Store) Snapshot() (Snapshot, error) {
 	snap := Snapshot{At: s.k.Now(), keys: map[string]value{}}
 	for _, key := range s.Keys() {
@@ -51,30 +51,11 @@ func (s *Store) Snapshot() (Snapshot, error) {
 }
 
 func (s *Store) read(key string) (value, error) {
-	v := value{kind: s.mr.Type(key), ttl: s.mr.TTL(key)}
-	var err error
-	switch v.kind {
-	case "string":
-		v.str, err = s.mr.Get(key)
-	case "hash":
-		v.hash, _ = s.Hash(key)
-	case "set":
-		v.set, err = s.mr.Members(key)
-	// miniredis hands out its live list and sorted set: a snapshot that kept
-	// them would change with every later write and restore nothing.
-	case "list":
-		v.list, err = s.mr.List(key)
-		v.list = slices.Clone(v.list)
-	case "zset":
-		v.zset, err = s.mr.SortedSet(key)
-		v.zset = maps.Clone(v.zset)
-	default:
-		return value{}, fmt.Errorf("snapshot key %s: type %q cannot be copied", key, v.kind)
+	c, ok := s.mr.CopyKey(key)
+	if !ok {
+		return value{}, fmt.Errorf("snapshot key %s: listed but gone", key)
 	}
-	if err != nil {
-		return value{}, fmt.Errorf("snapshot key %s: %w", key, err)
-	}
-	return v, nil
+	return value{copy: c, ttl: s.mr.TTL(key)}, nil
 }
 
 // Restore puts the snapshot back: every key as it was then, each time to live
@@ -115,24 +96,7 @@ func (s *Store) Restore(snap Snapshot) ([]string, error) {
 	return slices.Compact(changed), nil
 }
 
-func (s *Store) write(key string, v value) {
-	switch v.kind {
-	case "string":
-		_ = s.mr.Set(key, v.str)
-	case "hash":
-		for _, f := range slices.Sorted(maps.Keys(v.hash)) {
-			s.mr.HSet(key, f, v.hash[f])
-		}
-	case "set":
-		_, _ = s.mr.SetAdd(key, v.set...)
-	case "list":
-		_, _ = s.mr.Push(key, v.list...)
-	case "zset":
-		for _, m := range slices.Sorted(maps.Keys(v.zset)) {
-			_, _ = s.mr.ZAdd(key, v.zset[m], m)
-		}
-	}
-}
+func (s *Store) write(key string, v value) { s.mr.RestoreKey(key, v.copy) }
 
 // Lose is a failover to a copy of the store as it was at snap: every write
 // acknowledged since is forgotten. It records the loss, and every job whose

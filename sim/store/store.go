@@ -1,11 +1,14 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"net"
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -225,6 +228,76 @@ func (s *Store) Hash(key string) (map[string]string, bool) {
 	return h, true
 }
 
+// The store reads streams too (sut.StreamView).
+var _ sut.StreamView = (*Store)(nil)
+
+// StreamEntry reads one entry of a stream by its ID.
+func (s *Store) StreamEntry(key, id string) (sut.StreamEntry, bool) {
+	if s.live != nil {
+		return s.live.streamEntry(key, id)
+	}
+	entries, _ := s.mr.Stream(key)
+	i, found := sort.Find(len(entries), func(i int) int { return compareStreamIDs(id, entries[i].ID) })
+	if !found {
+		return sut.StreamEntry{}, false
+	}
+	return sut.StreamEntry{ID: entries[i].ID, Values: slices.Clone(entries[i].Values)}, true
+}
+
+// Stream reads a stream's entries, oldest first.
+func (s *Store) Stream(key string) []sut.StreamEntry {
+	if s.live != nil {
+		return s.live.stream(key)
+	}
+	// miniredis hands out its live entries: copied, so that a later write
+	// does not change what the observer read.
+	entries, _ := s.mr.Stream(key)
+	out := make([]sut.StreamEntry, len(entries))
+	for i, e := range entries {
+		out[i] = sut.StreamEntry{ID: e.ID, Values: slices.Clone(e.Values)}
+	}
+	return out
+}
+
+// StreamGroups reads a stream's consumer groups, by name, with their pending
+// entries lists; idle times by the virtual clock.
+func (s *Store) StreamGroups(key string) []sut.StreamGroup {
+	if s.live != nil {
+		return s.live.streamGroups(key)
+	}
+	groups, _ := s.mr.StreamGroups(key)
+	now := kernel.Epoch.Add(s.k.Now())
+	out := make([]sut.StreamGroup, len(groups))
+	for i, g := range groups {
+		out[i] = sut.StreamGroup{Name: g.Name, LastDeliveredID: g.LastID, Pending: make([]sut.PendingEntry, len(g.Pending))}
+		for j, p := range g.Pending {
+			out[i].Pending[j] = sut.PendingEntry{ID: p.ID, Consumer: p.Consumer, Deliveries: p.DeliveryCount,
+				Idle: now.Sub(p.LastDelivery).Truncate(time.Millisecond)}
+		}
+		for _, c := range g.Consumers {
+			out[i].Consumers = append(out[i].Consumers, c.Name)
+		}
+	}
+	return out
+}
+
+// compareStreamIDs orders two full stream IDs ("ms-seq") as Redis does.
+func compareStreamIDs(a, b string) int {
+	ams, aseq := splitStreamID(a)
+	bms, bseq := splitStreamID(b)
+	if c := cmp.Compare(ams, bms); c != 0 {
+		return c
+	}
+	return cmp.Compare(aseq, bseq)
+}
+
+func splitStreamID(id string) (ms, seq uint64) {
+	m, q, _ := strings.Cut(id, "-")
+	ms, _ = strconv.ParseUint(m, 10, 64)
+	seq, _ = strconv.ParseUint(q, 10, 64)
+	return ms, seq
+}
+
 // Close closes every client and miniredis.
 func (s *Store) Close() {
 	for _, c := range s.clients {
@@ -243,6 +316,9 @@ var readOnly = map[string]bool{
 	"scard": true, "smembers": true, "sismember": true, "zrange": true, "zrangebyscore": true,
 	"zscore": true, "zcard": true, "lrange": true, "llen": true, "ttl": true, "pttl": true,
 	"type": true, "strlen": true, "scan": true, "keys": true, "ping": true, "evalsha_ro": true, "eval_ro": true,
+	// A stream's reads; XREADGROUP writes (it moves the group and its
+	// pending entries), XREAD does not.
+	"xrange": true, "xrevrange": true, "xlen": true, "xpending": true, "xinfo": true, "xread": true,
 }
 
 // handshake commands run while go-redis opens a connection, on the calling
@@ -330,7 +406,7 @@ func (h *storeHook) process(next redis.ProcessHook) redis.ProcessHook {
 			return kernel.ErrActorDead
 		}
 		sent, sentStep := k.Now(), k.Step()
-		if first, ok := h.resend[a]; ok && name == "eval" {
+		if first, ok := h.resend[a]; ok && sut.SendsScriptSource(name) {
 			sent, sentStep = first.time, first.step
 		}
 		delete(h.resend, a)
@@ -352,7 +428,7 @@ func (h *storeHook) process(next redis.ProcessHook) redis.ProcessHook {
 			}
 		}
 		s.hist.Redis.Commands++
-		if name == "evalsha" || name == "eval" {
+		if sut.IsScriptCommand(name) {
 			s.hist.Redis.Scripts++
 		}
 		if fired {
@@ -376,7 +452,7 @@ func (h *storeHook) process(next redis.ProcessHook) redis.ProcessHook {
 		}
 
 		err := next(ctx, cmd)
-		if name == "evalsha" && redis.HasErrorPrefix(err, "NOSCRIPT") {
+		if (name == "evalsha" || name == "evalsha_ro") && redis.HasErrorPrefix(err, "NOSCRIPT") {
 			h.resend[a] = sentAt{sent, sentStep}
 		}
 		line := append(k.TraceStart(a.Name()), "redis "...)
@@ -483,7 +559,7 @@ func (h *storeHook) lockHolder(job string) string {
 // firstKey returns the first key a command names.
 func firstKey(name string, args []any) string {
 	i := 1
-	if name == "evalsha" || name == "eval" {
+	if sut.IsScriptCommand(name) {
 		i = 3
 	}
 	if len(args) > i {
@@ -494,12 +570,14 @@ func firstKey(name string, args []any) string {
 	return ""
 }
 
+// describe names a command by its first key; a script by its SHA1 (EVALSHA)
+// or by its name alone (EVAL), never by its source.
 func (h *storeHook) describe(name string, args []any) string {
-	if name == "evalsha" && len(args) > 1 {
-		return fmt.Sprintf("evalsha %s %s", shortSHA(fmt.Sprint(args[1])), firstKey(name, args))
+	if sut.IsScriptCommand(name) && !sut.SendsScriptSource(name) && len(args) > 1 {
+		return fmt.Sprintf("%s %s %s", name, shortSHA(fmt.Sprint(args[1])), firstKey(name, args))
 	}
-	if name == "eval" {
-		return "eval " + firstKey(name, args)
+	if sut.SendsScriptSource(name) {
+		return name + " " + firstKey(name, args)
 	}
 	return strings.TrimSpace(name + " " + firstKey(name, args))
 }
@@ -508,17 +586,20 @@ func (h *storeHook) describe(name string, args []any) string {
 func appendTarget(b []byte, name string, args []any) []byte {
 	key := firstKey(name, args)
 	switch {
-	case name == "evalsha" && len(args) > 1:
+	case (name == "evalsha" || name == "evalsha_ro") && len(args) > 1:
 		sha, ok := args[1].(string)
 		if !ok {
 			sha = fmt.Sprint(args[1])
 		}
-		b = append(b, "evalsha "...)
+		b = append(b, name...)
+		b = append(b, ' ')
 		b = append(b, shortSHA(sha)...)
 		b = append(b, ' ')
 		return append(b, key...)
-	case name == "eval":
-		return append(append(b, "eval "...), key...)
+	case sut.SendsScriptSource(name):
+		b = append(b, name...)
+		b = append(b, ' ')
+		return append(b, key...)
 	case key == "":
 		return append(b, strings.TrimSpace(name)...)
 	case mayBeSpace(name[0]) || mayBeSpace(key[len(key)-1]):

@@ -9,7 +9,7 @@ import (
 
 // commandsClient handles client operations.
 func commandsClient(m *Miniredis) {
-	m.srv.Register("CLIENT", m.cmdClient)
+	m.srv.Register("CLIENT", m.cmdClient, server.ReadOnlyOption())
 }
 
 // CLIENT

@@ -11,7 +11,7 @@ import (
 
 // commandsCluster handles some cluster operations.
 func commandsCluster(m *Miniredis) {
-	m.srv.Register("CLUSTER", m.cmdCluster)
+	m.srv.Register("CLUSTER", m.cmdCluster, server.ReadOnlyOption())
 }
 
 func (m *Miniredis) cmdCluster(c *server.Peer, cmd string, args []string) {

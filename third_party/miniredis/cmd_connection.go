@@ -11,11 +11,11 @@ import (
 
 func commandsConnection(m *Miniredis) {
 	m.srv.Register("AUTH", m.cmdAuth)
-	m.srv.Register("ECHO", m.cmdEcho)
+	m.srv.Register("ECHO", m.cmdEcho, server.ReadOnlyOption())
 	m.srv.Register("HELLO", m.cmdHello)
-	m.srv.Register("PING", m.cmdPing)
+	m.srv.Register("PING", m.cmdPing, server.ReadOnlyOption())
 	m.srv.Register("QUIT", m.cmdQuit)
-	m.srv.Register("SELECT", m.cmdSelect)
+	m.srv.Register("SELECT", m.cmdSelect, server.ReadOnlyOption())
 	m.srv.Register("SWAPDB", m.cmdSwapdb)
 }
 

@@ -5,7 +5,9 @@ import "github.com/dispatchsim/dispatchsim/third_party/miniredis/server"
 // commandsHll handles all hll related operations.
 func commandsHll(m *Miniredis) {
 	m.srv.Register("PFADD", m.cmdPfadd)
-	m.srv.Register("PFCOUNT", m.cmdPfcount, server.ReadOnlyOption())
+	// Not read-only: PFCOUNT may write the cached cardinality, and Redis
+	// refuses it in read-only scripts.
+	m.srv.Register("PFCOUNT", m.cmdPfcount)
 	m.srv.Register("PFMERGE", m.cmdPfmerge)
 }
 

@@ -9,7 +9,7 @@ import (
 
 // commandsObject handles all object operations.
 func commandsObject(m *Miniredis) {
-	m.srv.Register("OBJECT", m.cmdObject)
+	m.srv.Register("OBJECT", m.cmdObject, server.ReadOnlyOption())
 }
 
 // OBJECT

@@ -16,7 +16,7 @@ func commandsPubsub(m *Miniredis) {
 	m.srv.Register("PSUBSCRIBE", m.cmdPsubscribe)
 	m.srv.Register("PUNSUBSCRIBE", m.cmdPunsubscribe)
 	m.srv.Register("PUBLISH", m.cmdPublish)
-	m.srv.Register("PUBSUB", m.cmdPubSub)
+	m.srv.Register("PUBSUB", m.cmdPubSub, server.ReadOnlyOption())
 }
 
 // SUBSCRIBE

@@ -21,7 +21,7 @@ func commandsScripting(m *Miniredis) {
 	m.srv.Register("EVAL_RO", m.cmdEvalro, server.ReadOnlyOption())
 	m.srv.Register("EVALSHA", m.cmdEvalsha)
 	m.srv.Register("EVALSHA_RO", m.cmdEvalshaRo, server.ReadOnlyOption())
-	m.srv.Register("SCRIPT", m.cmdScript)
+	m.srv.Register("SCRIPT", m.cmdScript, server.ReadOnlyOption())
 }
 
 var (

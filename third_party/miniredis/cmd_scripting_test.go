@@ -632,7 +632,7 @@ func TestEvalRo(t *testing.T) {
 		// Test EVALRO with write command (should fail)
 		mustContain(t, c,
 			"EVAL_RO", "return redis.call('SET', KEYS[1], ARGV[1])", "1", "key1", "value1",
-			"Write commands are not allowed in read-only scripts",
+			"Write commands are not allowed from read-only scripts.",
 		)
 	})
 }
@@ -671,7 +671,7 @@ func TestEvalshaRo(t *testing.T) {
 		// Test EVALSHA_RO with write command (should fail)
 		mustContain(t, c,
 			"EVALSHA_RO", "d8f2fad9f8e86a53d2a6ebd960b33c4972cacc37", "1", "key1", "value1",
-			"Write commands are not allowed in read-only scripts",
+			"Write commands are not allowed from read-only scripts.",
 		)
 	})
 }
@@ -704,7 +704,7 @@ return res;
 		// Test EVALRO with pcall and write command (should fail)
 		mustContain(t, c,
 			"EVAL_RO", "return redis.pcall('SET', KEYS[1], ARGV[1])", "1", "key1", "value1",
-			"Write commands are not allowed in read-only scripts",
+			"Write commands are not allowed from read-only scripts.",
 		)
 	})
 }

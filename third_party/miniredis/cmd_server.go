@@ -12,13 +12,13 @@ import (
 )
 
 func commandsServer(m *Miniredis) {
-	m.srv.Register("COMMAND", m.cmdCommand)
+	m.srv.Register("COMMAND", m.cmdCommand, server.ReadOnlyOption())
 	m.srv.Register("DBSIZE", m.cmdDbsize, server.ReadOnlyOption())
 	m.srv.Register("FLUSHALL", m.cmdFlushall)
 	m.srv.Register("FLUSHDB", m.cmdFlushdb)
-	m.srv.Register("INFO", m.cmdInfo)
-	m.srv.Register("TIME", m.cmdTime)
-	m.srv.Register("MEMORY", m.cmdMemory)
+	m.srv.Register("INFO", m.cmdInfo, server.ReadOnlyOption())
+	m.srv.Register("TIME", m.cmdTime, server.ReadOnlyOption())
+	m.srv.Register("MEMORY", m.cmdMemory, server.ReadOnlyOption())
 }
 
 // MEMORY

@@ -21,7 +21,7 @@ func commandsStream(m *Miniredis) {
 	m.srv.Register("XRANGE", m.makeCmdXrange(false), server.ReadOnlyOption())
 	m.srv.Register("XREVRANGE", m.makeCmdXrange(true), server.ReadOnlyOption())
 	m.srv.Register("XGROUP", m.cmdXgroup)
-	m.srv.Register("XINFO", m.cmdXinfo)
+	m.srv.Register("XINFO", m.cmdXinfo, server.ReadOnlyOption())
 	m.srv.Register("XREADGROUP", m.cmdXreadgroup)
 	m.srv.Register("XACK", m.cmdXack)
 	m.srv.Register("XDEL", m.cmdXdel)
@@ -42,6 +42,7 @@ func (m *Miniredis) cmdXadd(c *server.Peer, cmd string, args []string) {
 	withTx(m, c, func(c *server.Peer, ctx *connCtx) {
 		maxlen := -1
 		minID := ""
+		nearly := false // "~": whole nodes only
 		makeStream := true
 		if strings.ToLower(args[0]) == "nomkstream" {
 			args = args[1:]
@@ -49,7 +50,7 @@ func (m *Miniredis) cmdXadd(c *server.Peer, cmd string, args []string) {
 		}
 		if strings.ToLower(args[0]) == "maxlen" {
 			args = args[1:]
-			// ignore exact/approximate trimming modifiers
+			nearly = args[0] == "~"
 			if args[0] == "~" || args[0] == "=" {
 				args = args[1:]
 			}
@@ -66,7 +67,7 @@ func (m *Miniredis) cmdXadd(c *server.Peer, cmd string, args []string) {
 			args = args[1:]
 		} else if strings.ToLower(args[0]) == "minid" {
 			args = args[1:]
-			// ignore exact/approximate trimming modifiers
+			nearly = args[0] == "~"
 			if args[0] == "~" || args[0] == "=" {
 				args = args[1:]
 			}
@@ -115,10 +116,14 @@ func (m *Miniredis) cmdXadd(c *server.Peer, cmd string, args []string) {
 			}
 			return
 		}
-		if maxlen >= 0 {
+		switch {
+		case nearly && maxlen >= 0:
+			s.trimNodes(maxlen, "", 100*streamNodeMaxEntries)
+		case nearly && minID != "":
+			s.trimNodes(-1, minID, 100*streamNodeMaxEntries)
+		case maxlen >= 0:
 			s.trim(maxlen)
-		}
-		if minID != "" {
+		case minID != "":
 			s.trimBefore(minID)
 		}
 		db.incr(key)
@@ -559,8 +564,14 @@ func (m *Miniredis) cmdXinfoGroups(c *server.Peer, args []string) {
 			return
 		}
 
-		c.WriteLen(len(s.groups))
-		for name, g := range s.groups {
+		names := make([]string, 0, len(s.groups))
+		for name := range s.groups {
+			names = append(names, name)
+		}
+		sort.Strings(names) // Redis lists groups by name
+		c.WriteLen(len(names))
+		for _, name := range names {
+			g := s.groups[name]
 			c.WriteMapLen(6)
 
 			c.WriteBulk("name")
@@ -568,7 +579,7 @@ func (m *Miniredis) cmdXinfoGroups(c *server.Peer, args []string) {
 			c.WriteBulk("consumers")
 			c.WriteInt(len(g.consumers))
 			c.WriteBulk("pending")
-			c.WriteInt(len(g.activePending()))
+			c.WriteInt(len(g.pending))
 			c.WriteBulk("last-delivered-id")
 			c.WriteBulk(g.lastID)
 			c.WriteBulk("entries-read")
@@ -1036,6 +1047,10 @@ func writeXread(c *server.Peer, streams []string, res map[string][]StreamEntry) 
 		for _, entry := range entries {
 			c.WriteLen(2)
 			c.WriteBulk(entry.ID)
+			if entry.Values == nil {
+				c.WriteLen(-1) // pending, but deleted from the stream
+				continue
+			}
 			c.WriteLen(len(entry.Values))
 			for _, v := range entry.Values {
 				c.WriteBulk(v)
@@ -1134,7 +1149,8 @@ func (m *Miniredis) cmdXpending(c *server.Peer, cmd string, args []string) {
 }
 
 func writeXpendingSummary(c *server.Peer, g streamGroup) {
-	pend := g.activePending()
+	// Redis 7 counts the whole PEL, entries deleted from the stream too.
+	pend := g.pending
 	if len(pend) == 0 {
 		c.WriteLen(4)
 		c.WriteInt(0)
@@ -1281,15 +1297,17 @@ func (m *Miniredis) cmdXtrim(c *server.Peer, cmd string, args []string) {
 	}
 	args = args[1:]
 
+	// Redis's default LIMIT for "~": 100 nodes' worth.
+	limit := 100 * streamNodeMaxEntries
 	if len(args) == 2 && strings.ToUpper(args[0]) == "LIMIT" {
-		// Ignore LIMIT.
 		opts.withLimit = true
-		if _, err := strconv.Atoi(args[1]); err != nil {
+		n, err := strconv.Atoi(args[1])
+		if err != nil {
 			setDirty(c)
 			c.WriteError(msgInvalidInt)
 			return
 		}
-
+		limit = n
 		args = args[2:]
 	}
 
@@ -1318,12 +1336,16 @@ func (m *Miniredis) cmdXtrim(c *server.Peer, cmd string, args []string) {
 			return
 		}
 
-		switch opts.strategy {
-		case "MAXLEN":
+		switch {
+		case opts.withNearly && opts.strategy == "MAXLEN":
+			c.WriteInt(s.trimNodes(opts.maxLen, "", limit))
+		case opts.withNearly:
+			c.WriteInt(s.trimNodes(-1, opts.threshold, limit))
+		case opts.strategy == "MAXLEN":
 			entriesBefore := len(s.entries)
 			s.trim(opts.maxLen)
 			c.WriteInt(entriesBefore - len(s.entries))
-		case "MINID":
+		default:
 			n := s.trimBefore(opts.threshold)
 			c.WriteInt(n)
 		}
@@ -1332,7 +1354,7 @@ func (m *Miniredis) cmdXtrim(c *server.Peer, cmd string, args []string) {
 
 // XAUTOCLAIM
 func (m *Miniredis) cmdXautoclaim(c *server.Peer, cmd string, args []string) {
-	// XAUTOCLAIM key group consumer min-idle-time start
+	// XAUTOCLAIM key group consumer min-idle-time start [COUNT count] [JUSTID]
 	if !m.isValidCMD(c, cmd, args, atLeast(5)) {
 		return
 	}
@@ -1354,10 +1376,14 @@ func (m *Miniredis) cmdXautoclaim(c *server.Peer, cmd string, args []string) {
 		c.WriteError("ERR Invalid min-idle-time argument for XAUTOCLAIM")
 		return
 	}
+	if n < 0 {
+		n = 0
+	}
 	opts.minIdleTime = time.Millisecond * time.Duration(n)
 
 	start_, err := formatStreamRangeBound(args[4], true, false)
 	if err != nil {
+		setDirty(c)
 		c.WriteError(msgInvalidStreamID)
 		return
 	}
@@ -1371,15 +1397,14 @@ parsing:
 		switch strings.ToUpper(args[0]) {
 		case "COUNT":
 			if len(args) < 2 {
-				err = errors.New(errWrongNumber(cmd))
+				err = errors.New(msgSyntaxError)
 				break parsing
 			}
-
 			opts.count, err = strconv.Atoi(args[1])
-			if err != nil {
+			if err != nil || opts.count < 1 {
+				err = errors.New("ERR COUNT must be > 0")
 				break parsing
 			}
-
 			args = args[2:]
 		case "JUSTID":
 			args = args[1:]
@@ -1408,84 +1433,86 @@ parsing:
 			return
 		}
 
-		nextCallId, entries := xautoclaim(m.effectiveNow(), *g, opts.minIdleTime, opts.start, opts.count, opts.consumer)
-		writeXautoclaim(c, nextCallId, entries, opts.justId)
+		next, claimed, deleted := xautoclaim(m.effectiveNow(), g, opts.minIdleTime, opts.start, opts.count, opts.consumer, opts.justId)
+		writeXautoclaim(c, g.stream, next, claimed, deleted, opts.justId)
 	})
 }
 
+// xautoclaim claims, for consumerID, the pending entries from start on that
+// have been idle for at least minIdleTime, as Redis 7 does: at most count
+// entries are claimed or found deleted, and at most 10*count are looked at. A
+// claim counts as a delivery unless justId. A pending entry whose stream entry
+// was deleted leaves the PEL and is reported in deleted. next is the cursor
+// for the next call: the pending entry after the last looked at, or "0-0".
 func xautoclaim(
 	now time.Time,
-	g streamGroup,
+	g *streamGroup,
 	minIdleTime time.Duration,
 	start string,
 	count int,
 	consumerID string,
-) (string, []StreamEntry) {
-	nextCallId := "0-0"
-	if len(g.pending) == 0 || count < 0 {
-		return nextCallId, nil
-	}
-
-	msgs := g.pendingAfterOrEqual(start)
-	var res []StreamEntry
-	for i, p := range msgs {
-		if minIdleTime > 0 && now.Before(p.lastDelivery.Add(minIdleTime)) {
+	justId bool,
+) (next string, claimed, deleted []string) {
+	attempts := count * 10
+	pos, _ := g.searchPending(start)
+	for ; attempts > 0 && count > 0 && pos < len(g.pending); attempts-- {
+		p := &g.pending[pos]
+		if _, entry := g.stream.get(p.id); entry == nil {
+			deleted = append(deleted, p.id)
+			g.removePending(pos)
+			count--
 			continue
 		}
-
-		prevConsumerID := p.consumer
-		if _, ok := g.consumers[consumerID]; !ok {
-			g.consumers[consumerID] = &consumer{}
-		}
-		p.consumer = consumerID
-
-		_, entry := g.stream.get(p.id)
-		// not found. Weird?
-		if entry == nil {
-			// TODO: support third element of return from XAUTOCLAIM, which
-			// should delete entries not found in the PEL during XAUTOCLAIM.
-			// (Introduced in Redis 7.0)
+		if minIdleTime > 0 && now.Sub(p.lastDelivery) < minIdleTime {
+			pos++
 			continue
 		}
-
-		p.deliveryCount += 1
+		g.claimPending(p, consumerID)
 		p.lastDelivery = now
-
-		g.consumers[prevConsumerID].numPendingEntries--
-		g.consumers[consumerID].numPendingEntries++
-
-		msgs[i] = p
-		res = append(res, *entry)
-
-		if len(res) >= count {
-			if len(msgs) > i+1 {
-				nextCallId = msgs[i+1].id
-			}
-			break
+		if !justId {
+			p.deliveryCount++
 		}
+		claimed = append(claimed, p.id)
+		count--
+		pos++
 	}
-	return nextCallId, res
+	if pos < len(g.pending) {
+		return g.pending[pos].id, claimed, deleted
+	}
+	return "0-0", claimed, deleted
 }
 
-func writeXautoclaim(c *server.Peer, nextCallId string, res []StreamEntry, justId bool) {
-	c.WriteLen(3)
-	c.WriteBulk(nextCallId)
-	c.WriteLen(len(res))
-	for _, entry := range res {
-		if justId {
-			c.WriteBulk(entry.ID)
-			continue
-		}
-
-		c.WriteLen(2)
-		c.WriteBulk(entry.ID)
-		c.WriteLen(len(entry.Values))
-		for _, v := range entry.Values {
-			c.WriteBulk(v)
-		}
+// removePending drops the pending entry at pos from the PEL.
+func (g *streamGroup) removePending(pos int) {
+	if cons, ok := g.consumers[g.pending[pos].consumer]; ok {
+		cons.numPendingEntries--
 	}
-	// TODO: see "Redis 7" note
-	c.WriteLen(0)
+	g.pending = append(g.pending[:pos], g.pending[pos+1:]...)
+}
+
+// claimPending hands pending entry p to consumer, creating the consumer if
+// needed ("" is no consumer yet: an entry XCLAIM FORCE just created).
+func (g *streamGroup) claimPending(p *pendingEntry, consumerID string) {
+	cons, ok := g.consumers[consumerID]
+	if !ok {
+		cons = &consumer{}
+		g.consumers[consumerID] = cons
+	}
+	if p.consumer == consumerID {
+		return
+	}
+	if prev, ok := g.consumers[p.consumer]; ok {
+		prev.numPendingEntries--
+	}
+	cons.numPendingEntries++
+	p.consumer = consumerID
+}
+
+func writeXautoclaim(c *server.Peer, stream *streamKey, next string, claimed, deleted []string, justId bool) {
+	c.WriteLen(3)
+	c.WriteBulk(next)
+	writeXclaim(c, stream, claimed, justId)
+	c.WriteStrings(deleted)
 }
 
 // XCLAIM
@@ -1504,6 +1531,7 @@ func (m *Miniredis) cmdXclaim(c *server.Peer, cmd string, args []string) {
 		retryCount      *int
 		force           bool
 		justId          bool
+		lastID          string
 	}
 
 	opts.key, opts.groupName, opts.consumerName = args[0], args[1], args[2]
@@ -1514,41 +1542,39 @@ func (m *Miniredis) cmdXclaim(c *server.Peer, cmd string, args []string) {
 		c.WriteError("ERR Invalid min-idle-time argument for XCLAIM")
 		return
 	}
+	if minIdleTimeMillis < 0 {
+		minIdleTimeMillis = 0
+	}
 	opts.minIdleTime = time.Millisecond * time.Duration(minIdleTimeMillis)
 
-	opts.newLastDelivery = m.effectiveNow()
-	opts.ids = append(opts.ids, args[4])
+	now := m.effectiveNow()
+	opts.newLastDelivery = now
 
-	args = args[5:]
+	// The IDs run up to the first argument that is not one; options follow.
+	args = args[4:]
 	for len(args) > 0 {
-		arg := strings.ToUpper(args[0])
-		if arg == "IDLE" ||
-			arg == "TIME" ||
-			arg == "RETRYCOUNT" ||
-			arg == "FORCE" ||
-			arg == "JUSTID" {
+		id, err := formatStreamID(args[0])
+		if err != nil || strings.Contains(args[0], "*") {
 			break
 		}
-		opts.ids = append(opts.ids, arg)
+		opts.ids = append(opts.ids, id)
 		args = args[1:]
 	}
 
 	for len(args) > 0 {
 		arg := strings.ToUpper(args[0])
-		switch arg {
-		case "IDLE":
+		more := len(args) > 1
+		switch {
+		case arg == "IDLE" && more:
 			idleMs, err := strconv.ParseInt(args[1], 10, 64)
 			if err != nil {
 				setDirty(c)
 				c.WriteError("ERR Invalid IDLE option argument for XCLAIM")
 				return
 			}
-			if idleMs < 0 {
-				idleMs = 0
-			}
-			opts.newLastDelivery = m.effectiveNow().Add(time.Millisecond * time.Duration(-idleMs))
+			opts.newLastDelivery = now.Add(-time.Millisecond * time.Duration(idleMs))
 			args = args[2:]
-		case "TIME":
+		case arg == "TIME" && more:
 			timeMs, err := strconv.ParseInt(args[1], 10, 64)
 			if err != nil {
 				setDirty(c)
@@ -1557,19 +1583,30 @@ func (m *Miniredis) cmdXclaim(c *server.Peer, cmd string, args []string) {
 			}
 			opts.newLastDelivery = time.UnixMilli(timeMs)
 			args = args[2:]
-		case "RETRYCOUNT":
+		case arg == "RETRYCOUNT" && more:
 			retryCount, err := strconv.Atoi(args[1])
 			if err != nil {
 				setDirty(c)
 				c.WriteError("ERR Invalid RETRYCOUNT option argument for XCLAIM")
 				return
 			}
-			opts.retryCount = &retryCount
+			if retryCount >= 0 {
+				opts.retryCount = &retryCount
+			}
 			args = args[2:]
-		case "FORCE":
+		case arg == "LASTID" && more:
+			id, err := formatStreamID(args[1])
+			if err != nil {
+				setDirty(c)
+				c.WriteError(msgInvalidStreamID)
+				return
+			}
+			opts.lastID = id
+			args = args[2:]
+		case arg == "FORCE":
 			opts.force = true
 			args = args[1:]
-		case "JUSTID":
+		case arg == "JUSTID":
 			opts.justId = true
 			args = args[1:]
 		default:
@@ -1577,6 +1614,10 @@ func (m *Miniredis) cmdXclaim(c *server.Peer, cmd string, args []string) {
 			c.WriteError(fmt.Sprintf("ERR Unrecognized XCLAIM option '%s'", args[0]))
 			return
 		}
+	}
+	// Redis takes a bogus delivery time (negative, or in the future) as now.
+	if opts.newLastDelivery.Before(time.UnixMilli(0)) || opts.newLastDelivery.After(now) {
+		opts.newLastDelivery = now
 	}
 
 	withTx(m, c, func(c *server.Peer, ctx *connCtx) {
@@ -1591,13 +1632,23 @@ func (m *Miniredis) cmdXclaim(c *server.Peer, cmd string, args []string) {
 			c.WriteError(errReadgroup(opts.key, opts.groupName).Error())
 			return
 		}
+		if opts.lastID != "" && streamCmp(opts.lastID, g.lastID) > 0 {
+			g.lastID = opts.lastID
+		}
 
-		claimedEntryIDs := m.xclaim(g, opts.consumerName, opts.minIdleTime, opts.newLastDelivery, opts.ids, opts.retryCount, opts.force)
-		writeXclaim(c, g.stream, claimedEntryIDs, opts.justId)
+		claimed := xclaim(now, g, opts.consumerName, opts.minIdleTime, opts.newLastDelivery, opts.ids, opts.retryCount, opts.force, opts.justId)
+		writeXclaim(c, g.stream, claimed, opts.justId)
 	})
 }
 
-func (m *Miniredis) xclaim(
+// xclaim claims the pending entries ids for consumerName, as Redis 7 does: an
+// entry idle for less than minIdleTime stays where it is; an entry deleted
+// from the stream leaves the PEL instead; with force, an entry of the stream
+// that no consumer holds is added to the PEL. A claim sets the entry's last
+// delivery to newLastDelivery and counts as a delivery, unless justId; with
+// retryCount the count is set instead.
+func xclaim(
+	now time.Time,
 	group *streamGroup,
 	consumerName string,
 	minIdleTime time.Duration,
@@ -1605,60 +1656,39 @@ func (m *Miniredis) xclaim(
 	ids []string,
 	retryCount *int,
 	force bool,
-) (claimedEntryIDs []string) {
+	justId bool,
+) (claimed []string) {
 	for _, id := range ids {
-		pelPos, pelEntry := group.searchPending(id)
-		if pelEntry == nil {
-			group.setLastSeen(consumerName, m.effectiveNow())
-			if !force {
-				continue
-			}
-
-			if pelPos < len(group.pending) {
-				group.pending = append(group.pending[:pelPos+1], group.pending[pelPos:]...)
-			} else {
-				group.pending = append(group.pending, pendingEntry{})
-			}
-			pelEntry = &group.pending[pelPos]
-
-			*pelEntry = pendingEntry{
-				id:            id,
-				consumer:      consumerName,
-				deliveryCount: 1,
-			}
-			group.setLastSuccess(consumerName, m.effectiveNow())
-		} else {
-			group.consumers[pelEntry.consumer].numPendingEntries--
-			pelEntry.consumer = consumerName
-		}
-
-		if retryCount != nil {
-			pelEntry.deliveryCount = *retryCount
-		} else {
-			pelEntry.deliveryCount++
-		}
-		pelEntry.lastDelivery = newLastDelivery
-
-		// redis7: don't report entries which are deleted by now
+		pos, p := group.searchPending(id)
 		if _, e := group.stream.get(id); e == nil {
+			if p != nil {
+				group.removePending(pos)
+			}
 			continue
 		}
-
-		claimedEntryIDs = append(claimedEntryIDs, id)
+		switch {
+		case p == nil && !force:
+			continue
+		case p == nil:
+			group.pending = append(group.pending, pendingEntry{})
+			copy(group.pending[pos+1:], group.pending[pos:])
+			group.pending[pos] = pendingEntry{id: id, deliveryCount: 1, lastDelivery: now}
+			p = &group.pending[pos]
+		case minIdleTime > 0 && now.Sub(p.lastDelivery) < minIdleTime:
+			continue
+		}
+		group.claimPending(p, consumerName)
+		group.setLastSuccess(consumerName, now)
+		p.lastDelivery = newLastDelivery
+		switch {
+		case retryCount != nil:
+			p.deliveryCount = *retryCount
+		case !justId:
+			p.deliveryCount++
+		}
+		claimed = append(claimed, id)
 	}
-	if len(claimedEntryIDs) == 0 {
-		group.setLastSeen(consumerName, m.effectiveNow())
-		return
-	}
-
-	if _, ok := group.consumers[consumerName]; !ok {
-		group.consumers[consumerName] = &consumer{}
-	}
-	consumer := group.consumers[consumerName]
-	consumer.numPendingEntries += len(claimedEntryIDs)
-
-	group.setLastSuccess(consumerName, m.effectiveNow())
-	return
+	return claimed
 }
 
 func writeXclaim(c *server.Peer, stream *streamKey, claimedEntryIDs []string, justId bool) {

@@ -142,14 +142,19 @@ func TestStreamAdd(t *testing.T) {
 		nowy, _ := s.Stream("nowy")
 		equals(t, 10, len(nowy))
 
+		// "~" trims whole nodes of 100 entries only, as Redis does
 		for i := 0; i < 100; i++ {
 			_, err := c.Do("XADD", "nowz", "MAXLEN", "~", "10", "*", "one", "1")
 			ok(t, err)
-			nowz, _ := s.Stream("nowz")
-			assert(t, len(nowz) <= 10, "deleted entries")
 		}
 		nowz, _ := s.Stream("nowz")
-		equals(t, 10, len(nowz))
+		equals(t, 100, len(nowz))
+		for i := 0; i < 110; i++ {
+			_, err := c.Do("XADD", "nowz", "MAXLEN", "~", "10", "*", "one", "1")
+			ok(t, err)
+		}
+		nowz, _ = s.Stream("nowz")
+		equals(t, 10, len(nowz)) // a node of 100 goes once 10 entries follow it
 
 		for i := 0; i < 100; i++ {
 			_, err := c.Do("XADD", "nowexact", "MAXLEN", "=", "10", "*", "one", "1")
@@ -195,9 +200,11 @@ func TestStreamAdd(t *testing.T) {
 		_, err = c.Do("XADD", "mid", "MINID", "~", minID, "*", "five", "5")
 		ok(t, err)
 
+		// "~" trims whole nodes only: the one node holds "five"
 		mustDo(t, c,
 			"XRANGE", "mid", "-", "+",
 			proto.Array(
+				proto.Array(proto.String("1672545846004-0"), proto.Strings("three", "3")),
 				proto.Array(proto.String("1672545847004-0"), proto.Strings("four", "4")),
 				proto.Array(proto.String("1672545848004-0"), proto.Strings("five", "5")),
 			),
@@ -865,12 +872,15 @@ func TestStreamDelete(t *testing.T) {
 		"XDEL", "planets", "0-2",
 	)
 
+	// Redis 7: a pending entry deleted since comes back without its fields
 	mustDo(t, c,
 		"XREADGROUP", "GROUP", "processing", "alice", "STREAMS", "planets", "0-0",
 		proto.Array(
 			proto.Array(
 				proto.String("planets"),
-				proto.Array(),
+				proto.Array(
+					proto.Array(proto.String("0-1"), proto.NilList),
+				),
 			),
 		),
 	)
@@ -1125,8 +1135,11 @@ func TestStreamTrim(t *testing.T) {
 			proto.Array(proto.String("5-11"), proto.Strings("name", "Pluto")),
 		))
 
+	// "~" trims whole nodes only: the one node holds 5-11
 	mustDo(t, c,
-		"XTRIM", "planets", "MINID", "~", "4", "LIMIT", "50", proto.Int(1))
+		"XTRIM", "planets", "MINID", "~", "4", "LIMIT", "50", proto.Int(0))
+	mustDo(t, c,
+		"XTRIM", "planets", "MINID", "4", proto.Int(1))
 
 	mustDo(t, c,
 		"XRANGE", "planets", "-", "+",
@@ -1448,16 +1461,10 @@ func TestStreamClaim(t *testing.T) {
 		"XCLAIM", "planets", "processing", "alice", "0", "0-0",
 		proto.Array(),
 	)
+	// Redis 7.0 creates a consumer only when it claims something.
 	mustDo(t, c,
 		"XINFO", "CONSUMERS", "planets", "processing",
-		proto.Array(
-			proto.Array(
-				proto.String("name"), proto.String("alice"),
-				proto.String("pending"), proto.Int(0),
-				proto.String("idle"), proto.Int(0),
-				proto.String("inactive"), proto.Int(-1),
-			),
-		),
+		proto.Array(),
 	)
 
 	mustDo(t, c,
@@ -1532,6 +1539,7 @@ func TestStreamClaim(t *testing.T) {
 		"XDEL", "planets", "0-1",
 		proto.Int(1),
 	)
+	// An entry deleted from the stream leaves the PEL when claimed.
 	mustDo(t, c,
 		"XCLAIM", "planets", "processing", "bob", "0", "0-1",
 		proto.Array(),
@@ -1541,7 +1549,7 @@ func TestStreamClaim(t *testing.T) {
 		proto.Array(
 			proto.Array(
 				proto.String("name"), proto.String("processing"),
-				proto.String("consumers"), proto.Int(2),
+				proto.String("consumers"), proto.Int(1),
 				proto.String("pending"), proto.Int(1),
 				proto.String("last-delivered-id"), proto.String("0-0"),
 				proto.String("entries-read"), proto.Nil,
@@ -1558,23 +1566,11 @@ func TestStreamClaim(t *testing.T) {
 				proto.String("idle"), proto.Int(20000),
 				proto.String("inactive"), proto.Int(20000),
 			),
-			proto.Array(
-				proto.String("name"), proto.String("bob"),
-				proto.String("pending"), proto.Int(0),
-				proto.String("idle"), proto.Int(0),
-				proto.String("inactive"), proto.Int(-1),
-			),
 		),
 	)
 	mustDo(t, c,
 		"XPENDING", "planets", "processing", "-", "+", "999",
 		proto.Array(
-			proto.Array(
-				proto.String("0-1"),
-				proto.String("bob"),
-				proto.Int(0),
-				proto.Int(3),
-			),
 			proto.Array(
 				proto.String("0-2"),
 				proto.String("alice"),
@@ -1608,12 +1604,6 @@ func TestStreamClaim(t *testing.T) {
 		"XPENDING", "planets", "processing", "-", "+", "999",
 		proto.Array(
 			proto.Array(
-				proto.String("0-1"),
-				proto.String("bob"),
-				proto.Int(0),
-				proto.Int(3),
-			),
-			proto.Array(
 				proto.String("0-2"),
 				proto.String("alice"),
 				proto.Int(20000),
@@ -1644,12 +1634,6 @@ func TestStreamClaim(t *testing.T) {
 	mustDo(t, c,
 		"XPENDING", "planets", "processing", "-", "+", "999",
 		proto.Array(
-			proto.Array(
-				proto.String("0-1"),
-				proto.String("bob"),
-				proto.Int(0),
-				proto.Int(3),
-			),
 			proto.Array(
 				proto.String("0-2"),
 				proto.String("alice"),
@@ -1701,12 +1685,6 @@ func TestStreamClaim(t *testing.T) {
 	mustDo(t, c,
 		"XPENDING", "planets", "processing", "-", "+", "999",
 		proto.Array(
-			proto.Array(
-				proto.String("0-1"),
-				proto.String("alice"),
-				proto.Int(10000),
-				proto.Int(1),
-			),
 			proto.Array(
 				proto.String("0-2"),
 				proto.String("alice"),

@@ -943,3 +943,47 @@ func (db *RedisDB) SRandMember(key string) (string, error) {
 	db.master.shuffle(members)
 	return members[0], nil
 }
+
+// StreamGroup is a consumer group of a stream, as XINFO GROUPS, XINFO
+// CONSUMERS and XPENDING show it.
+type StreamGroup struct {
+	Name      string
+	LastID    string           // last-delivered-id
+	Pending   []PendingEntry   // the PEL, lowest ID first
+	Consumers []StreamConsumer // by name
+}
+
+// PendingEntry is an entry of a group's PEL: delivered, not yet
+// acknowledged. Its stream entry may have been deleted since.
+type PendingEntry struct {
+	ID            string
+	Consumer      string
+	DeliveryCount int
+	LastDelivery  time.Time
+}
+
+// StreamConsumer is a consumer of a group.
+type StreamConsumer struct {
+	Name    string
+	Pending int
+}
+
+// StreamGroups returns the consumer groups of a stream, by name. A key that
+// does not exist has none.
+func (m *Miniredis) StreamGroups(k string) ([]StreamGroup, error) {
+	return m.DB(m.selectedDB).StreamGroups(k)
+}
+
+// StreamGroups returns the consumer groups of a stream, by name.
+func (db *RedisDB) StreamGroups(k string) ([]StreamGroup, error) {
+	db.master.Lock()
+	defer db.master.Unlock()
+
+	if !db.exists(k) {
+		return nil, nil
+	}
+	if db.t(k) != keyTypeStream {
+		return nil, ErrWrongType
+	}
+	return db.streamKeys[k].groupsByName(), nil
+}

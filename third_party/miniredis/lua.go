@@ -52,12 +52,12 @@ func mkLua(vm *luaVM) (map[string]lua.LGFunction, map[string]lua.LValue) {
 			if readOnly && len(args) > 0 {
 				if vm.srv.IsRegisteredCommand(args[0]) && !vm.srv.IsReadOnlyCommand(args[0]) {
 					if failFast {
-						l.Error(lua.LString("Write commands are not allowed in read-only scripts"), 1)
+						l.Error(lua.LString("Write commands are not allowed from read-only scripts."), 1)
 						return 0
 					}
 					// pcall() mode - return error table
 					res := &lua.LTable{}
-					res.RawSetString("err", lua.LString("Write commands are not allowed in read-only scripts"))
+					res.RawSetString("err", lua.LString("Write commands are not allowed from read-only scripts."))
 					l.Push(res)
 					return 1
 				}

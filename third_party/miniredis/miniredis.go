@@ -491,10 +491,9 @@ func (m *Miniredis) Dump() string {
 					r += fmt.Sprintf("%s%s%s: %s\n", indent, indent, v(ev[2*i]), v(ev[2*i+1]))
 				}
 			}
+			r += dumpStreamGroups(db.streamKeys[k], indent, v)
 		case keyTypeHll:
-			for _, entry := range db.hllKeys {
-				r += fmt.Sprintf("%s%s\n", indent, v(string(entry.Bytes())))
-			}
+			r += fmt.Sprintf("%s%s\n", indent, v(string(db.hllKeys[k].Bytes())))
 		default:
 			r += fmt.Sprintf("%s(a %s, fixme!)\n", indent, t)
 		}

@@ -19,7 +19,20 @@ type streamKey struct {
 	groups          map[string]*streamGroup
 	lastAllocatedID string
 	mu              sync.Mutex
+	// Redis keeps entries in nodes of at most streamNodeMaxEntries, and
+	// trimming with "~" removes whole nodes only. nodes[i] is the node of
+	// entries[i]; tailAppended counts the entries ever added to the last
+	// node, tailNode (deleted ones too, as Redis does).
+	nodes        []int
+	tailNode     int
+	tailAppended int
 }
+
+// streamNodeMaxEntries is Redis's stream-node-max-entries default. Redis also
+// closes a node at stream-node-max-bytes (4096), which is not modelled: with
+// entries of more than about 40 bytes Redis's nodes are smaller, and "~"
+// trims more there than here.
+const streamNodeMaxEntries = 100
 
 // a StreamEntry is an entry in a stream. The ID is always of the form
 // "123-123".
@@ -95,8 +108,17 @@ func (s *streamKey) copy() *streamKey {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 
+	// Entries are copied, not shared: XDEL and XTRIM change the slice in
+	// place, which would change the copy too.
 	cpy := &streamKey{
-		entries: s.entries,
+		entries:         make([]StreamEntry, len(s.entries)),
+		lastAllocatedID: s.lastAllocatedID,
+		nodes:           append([]int(nil), s.nodes...),
+		tailNode:        s.tailNode,
+		tailAppended:    s.tailAppended,
+	}
+	for i, e := range s.entries {
+		cpy.entries[i] = StreamEntry{ID: e.ID, Values: append([]string(nil), e.Values...)}
 	}
 	groups := map[string]*streamGroup{}
 	for k, v := range s.groups {
@@ -219,6 +241,12 @@ func (s *streamKey) createGroup(group, id string) error {
 	if id == "$" {
 		id = s.lastIDUnlocked()
 	}
+	// "0" is "0-0", as XINFO GROUPS shows it
+	full, err := formatStreamID(id)
+	if err != nil {
+		return errors.New(msgInvalidStreamID)
+	}
+	id = full
 	s.groups[group] = &streamGroup{
 		stream:    s,
 		lastID:    id,
@@ -258,6 +286,14 @@ func (s *streamKey) add(entryID string, values []string, now time.Time) (string,
 		return "", errors.New(msgStreamIDTooSmall)
 	}
 
+	// A new node when there is none, the last one was emptied (Redis frees
+	// it), or it is full.
+	if len(s.nodes) == 0 || s.nodes[len(s.nodes)-1] != s.tailNode || s.tailAppended >= streamNodeMaxEntries {
+		s.tailNode++
+		s.tailAppended = 0
+	}
+	s.tailAppended++
+	s.nodes = append(s.nodes, s.tailNode)
 	s.entries = append(s.entries, StreamEntry{
 		ID:     entryID,
 		Values: values,
@@ -272,7 +308,44 @@ func (s *streamKey) trim(n int) {
 
 	if len(s.entries) > n {
 		s.entries = s.entries[len(s.entries)-n:]
+		s.nodes = s.nodes[len(s.nodes)-n:]
 	}
+}
+
+// headNode is how many entries the first node holds.
+func (s *streamKey) headNode() int {
+	n := 0
+	for n < len(s.nodes) && s.nodes[n] == s.nodes[0] {
+		n++
+	}
+	return n
+}
+
+// trimNodes is trimming with "~": whole nodes from the head, while what
+// stays is at least maxLen entries (maxLen < 0: no bound) and, with a
+// minID, the node's last entry is below it (Redis looks at the node's last
+// entry even when it was deleted; here at its last one left); at most limit
+// entries go (0: no limit). It returns how many went.
+func (s *streamKey) trimNodes(maxLen int, minID string, limit int) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+
+	deleted := 0
+	for len(s.entries) > 0 {
+		n := s.headNode()
+		switch {
+		case maxLen >= 0 && len(s.entries)-n < maxLen:
+			return deleted
+		case minID != "" && streamCmp(s.entries[n-1].ID, minID) >= 0:
+			return deleted
+		case limit > 0 && deleted+n > limit:
+			return deleted
+		}
+		s.entries = s.entries[n:]
+		s.nodes = s.nodes[n:]
+		deleted += n
+	}
+	return deleted
 }
 
 // trimBefore deletes entries with an id less than the provided id
@@ -374,22 +447,29 @@ func (g *streamGroup) readGroup(
 		return msgs
 	}
 
-	// re-deliver messages from the pending list.
-	// con := gr.consumers[consumerID]
+	// re-deliver messages from the pending list: the consumer's own, after
+	// id, at most count. An entry deleted from the stream since comes back
+	// as its ID with no fields (nil Values), and is no new delivery.
+	if _, ok := g.consumers[consumerID]; !ok {
+		g.consumers[consumerID] = &consumer{}
+	}
 	msgs := g.pendingAfter(id)
 	var res []StreamEntry
-	for i, p := range msgs {
+	for i := range msgs {
+		p := &msgs[i]
 		if p.consumer != consumerID {
 			continue
 		}
+		if count > 0 && len(res) >= count {
+			break
+		}
 		_, entry := g.stream.get(p.id)
-		// not found. Weird?
 		if entry == nil {
+			res = append(res, StreamEntry{ID: p.id})
 			continue
 		}
 		p.deliveryCount += 1
 		p.lastDelivery = now
-		msgs[i] = p
 		res = append(res, *entry)
 	}
 	return res
@@ -421,10 +501,7 @@ func (g *streamGroup) ack(ids []string) (int, error) {
 		consumer.numPendingEntries--
 
 		g.pending = append(g.pending[:pos], g.pending[pos+1:]...)
-		// don't count deleted entries
-		if _, e := g.stream.get(id); e == nil {
-			continue
-		}
+		// Redis 7 counts an entry deleted from the stream too: it was pending
 		count++
 	}
 	return count, nil
@@ -443,6 +520,7 @@ func (s *streamKey) delete(ids []string) (int, error) {
 		}
 
 		s.entries = append(s.entries[:i], s.entries[i+1:]...)
+		s.nodes = append(s.nodes[:i], s.nodes[i+1:]...)
 		count++
 	}
 	return count, nil
@@ -464,26 +542,12 @@ func (g *streamGroup) pendingAfter(id string) []pendingEntry {
 
 func (g *streamGroup) pendingCount(consumer string) int {
 	n := 0
-	for _, p := range g.activePending() {
+	for _, p := range g.pending {
 		if p.consumer == consumer {
 			n++
 		}
 	}
 	return n
-}
-
-// pending entries without the entries deleted from the group
-func (g *streamGroup) activePending() []pendingEntry {
-	var pe []pendingEntry
-	for _, p := range g.pending {
-		// drop deleted ones
-		if _, e := g.stream.get(p.id); e == nil {
-			continue
-		}
-		p := p
-		pe = append(pe, p)
-	}
-	return pe
 }
 
 func (g *streamGroup) copy() *streamGroup {
@@ -495,7 +559,7 @@ func (g *streamGroup) copy() *streamGroup {
 	return &streamGroup{
 		// don't copy stream
 		lastID:    g.lastID,
-		pending:   g.pending,
+		pending:   append([]pendingEntry(nil), g.pending...),
 		consumers: cns,
 	}
 }
@@ -512,4 +576,55 @@ func (g *streamGroup) setLastSeen(c string, t time.Time) {
 func (g *streamGroup) setLastSuccess(c string, t time.Time) {
 	g.setLastSeen(c, t)
 	g.consumers[c].lastSuccess = t
+}
+
+// groupsByName is every group as plain data, sorted by name.
+func (s *streamKey) groupsByName() []StreamGroup {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+
+	names := make([]string, 0, len(s.groups))
+	for name := range s.groups {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	res := make([]StreamGroup, 0, len(names))
+	for _, name := range names {
+		g := s.groups[name]
+		sg := StreamGroup{Name: name, LastID: g.lastID, Pending: make([]PendingEntry, 0, len(g.pending))}
+		for _, p := range g.pending {
+			sg.Pending = append(sg.Pending, PendingEntry{
+				ID:            p.id,
+				Consumer:      p.consumer,
+				DeliveryCount: p.deliveryCount,
+				LastDelivery:  p.lastDelivery,
+			})
+		}
+		cons := make([]string, 0, len(g.consumers))
+		for c := range g.consumers {
+			cons = append(cons, c)
+		}
+		sort.Strings(cons)
+		for _, c := range cons {
+			sg.Consumers = append(sg.Consumers, StreamConsumer{Name: c, Pending: g.consumers[c].numPendingEntries})
+		}
+		res = append(res, sg)
+	}
+	return res
+}
+
+// dumpStreamGroups renders a stream's groups for Dump, after its entries.
+func dumpStreamGroups(s *streamKey, indent string, v func(string) string) string {
+	r := ""
+	for _, g := range s.groupsByName() {
+		r += fmt.Sprintf("%sgroup %s last-delivered-id %s\n", indent, v(g.Name), g.LastID)
+		for _, p := range g.Pending {
+			r += fmt.Sprintf("%s%spending %s %s deliveries %d delivered %d\n", indent, indent,
+				p.ID, v(p.Consumer), p.DeliveryCount, p.LastDelivery.UnixMilli())
+		}
+		for _, c := range g.Consumers {
+			r += fmt.Sprintf("%s%sconsumer %s pending %d\n", indent, indent, v(c.Name), c.Pending)
+		}
+	}
+	return r
 }

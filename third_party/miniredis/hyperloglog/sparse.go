@@ -2,6 +2,7 @@ package hyperloglog
 
 import (
 	"math/bits"
+	"sort"
 )
 
 func getIndex(k uint32, p, pp uint8) uint32 {
@@ -72,8 +73,14 @@ func (s set) MarshalBinary() (data []byte, err error) {
 		byte(sl),
 	}...)
 
-	// Marshal each element in the set.
+	// Marshal each element in the set, in order: the same set always
+	// marshals to the same bytes (a map's order is random).
+	keys := make([]uint32, 0, len(s))
 	for k := range s {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool { return keys[i] < keys[j] })
+	for _, k := range keys {
 		data = append(data, []byte{
 			byte(k >> 24),
 			byte(k >> 16),
