@@ -3,6 +3,7 @@ package simrun
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -92,6 +93,13 @@ func TestAHarnessFaultFailsItsSeedAsTheHarnesssAndTheRunGoesOn(t *testing.T) {
 	require.Contains(t, stdout.String(), "harness_fault")
 	require.Contains(t, stdout.String(), "(stack and trace tail in seed.json and report.html)")
 	require.NotContains(t, stdout.String(), "goroutine ", "the console gets one line per finding, not the stack")
+
+	// Its replay reproduces the harness fault and exits with the harness's
+	// code, not a pass.
+	var rout, rerr bytes.Buffer
+	code = Run([]string{"replay", "--from", filepath.Join(out, "no-pool-mapping-static", fmt.Sprint(harness[0]))}, nil,
+		&rout, &rerr, cordum.System{}, harnessHook{})
+	require.Equal(t, reports.ExitHarness, code, rout.String()+rerr.String())
 }
 
 // noTerminalStates declares a spec the checker cannot judge by (no terminal

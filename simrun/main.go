@@ -11,7 +11,8 @@
 // Exit codes: 0 pass, 1 safety violation, 2 usage error, 3 liveness
 // violation, 4 linearizability inconclusive, 5 non-deterministic replay,
 // 6 incomplete (seeds not run: a budget, a dead worker, a missing shard),
-// 130 and 143 interrupted by SIGINT and SIGTERM.
+// 7 a harness fault (the simulator itself broke on a seed), 130 and 143
+// interrupted by SIGINT and SIGTERM.
 package simrun
 
 import (

@@ -480,8 +480,8 @@ func runSuiteAgainst(bin, dir string, tasks []task, catches []string, f mutantsF
 		if reply.Error != "" || res.Scenario == "" {
 			continue // not a verdict on the mutant (e.g. non-determinism); counted as a seed run
 		}
-		if passed(res) {
-			continue
+		if passed(res) || res.Verdict == reports.VerdictHarness {
+			continue // a harness fault is no verdict on the mutant
 		}
 		named := ""
 		for _, v := range res.Violations {

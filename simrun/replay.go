@@ -367,6 +367,8 @@ func verdictCode(verdict string) int {
 		return exitLiveness
 	case "inconclusive":
 		return exitInconclusive
+	case reports.VerdictHarness:
+		return reports.ExitHarness
 	}
 	return exitPass
 }
