@@ -46,6 +46,8 @@ func (c *chaos) At(p *Point) (Fault, bool) {
 		effects = []Effect{EffectAckLost}
 	case PointWorker:
 		effects = []Effect{EffectCrash, EffectDuplicateResult, EffectDelay, EffectRetryableAfterSuccess}
+	case PointClient:
+		effects = []Effect{EffectReplyLostAfterApply, EffectDelay}
 	}
 	e := effects[c.rng.IntN(len(effects))]
 	d := time.Duration(c.rng.Int64N(int64(90 * time.Second)))

@@ -59,11 +59,24 @@ func (d *Driver) StartRun(key string) { d.w.clients.StartRun(key) }
 func (d *Driver) Replicas() int { return len(d.w.replicas) }
 
 // CrashReplica takes replica i (0-based) down now and restarts it after the
-// configured delay. Its in-flight messages come back after the ack wait.
-func (d *Driver) CrashReplica(i int) { d.w.crashReplica(i) }
+// configured delay. Its in-flight messages come back after the ack wait. The
+// crash goes into the history as an operator's kill, so the checkers see
+// why the replica's sections stopped where they did.
+func (d *Driver) CrashReplica(i int) {
+	w := d.w
+	if w.k.Group(w.replicas[i].name).Crashed() {
+		return
+	}
+	w.record(Event{At: w.k.Now(), Replica: i + 1, Action: EventKill}, w.replicas[i].name)
+	w.crashReplica(i)
+}
 
-// PauseReplica stops replica i from running for dt of virtual time.
-func (d *Driver) PauseReplica(i int, dt time.Duration) { d.w.pauseReplica(i, dt) }
+// PauseReplica stops replica i from running for dt of virtual time, recorded
+// in the history as an operator's pause.
+func (d *Driver) PauseReplica(i int, dt time.Duration) {
+	d.w.record(Event{At: d.w.k.Now(), Replica: i + 1, Action: EventPause, For: dt}, d.w.replicas[i].name)
+	d.w.pauseReplica(i, dt)
+}
 
 // Workers counts the workers.
 func (d *Driver) Workers() int { return d.w.workers.Len() }

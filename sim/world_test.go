@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -222,4 +223,23 @@ type refusesReplicas struct{ cordum.System }
 
 func (refusesReplicas) StartReplica(sut.Ports, sut.Options) (sut.Replica, error) {
 	return nil, errors.New("no replicas today")
+}
+
+// A driver's crash or pause of a replica is in the history, where the
+// checkers look for why a section stopped: one left out would be judged as a
+// live section that let its lock lapse.
+func TestDriversCrashesAndPausesAreInTheHistory(t *testing.T) {
+	w := NewWorld(Config{System: cordum.System{}, Seed: 1})
+	d := w.Drive()
+	require.NoError(t, d.Advance(5*time.Second))
+	d.CrashReplica(1)
+	d.CrashReplica(1) // already down: nothing more
+	d.PauseReplica(0, 3*time.Second)
+	require.NoError(t, d.Advance(time.Second))
+	var got []string
+	for _, f := range d.History().Faults {
+		got = append(got, fmt.Sprintf("%s %s %s", f.Actor, f.Kind, f.Effect))
+	}
+	require.Equal(t, []string{"replica-2 Event:kill crash", "replica-1 Event:pause pause"}, got)
+	d.Abort()
 }
