@@ -74,7 +74,7 @@ var Weakenings = []Weakening{
 		Edits: []Edit{{File: "adaptercheck/audit.go",
 			From: "\t\tbyID[key][e.Gen] = true\n\t\tif len(byID[key]) == 2 && len(a.sameID) < 3 {\n\t\t\ta.sameID = append(a.sameID, fmt.Sprintf(\"%s seed %d job %s (dispatch id %q)\", o.Scenario, o.Seed, e.JobID, e.DispatchID))\n\t\t}\n",
 			To:   "\t\tif len(byID[key]) == 2 && len(a.sameID) < 3 {\n\t\t\ta.sameID = append(a.sameID, fmt.Sprintf(\"%s seed %d job %s (dispatch id %q)\", o.Scenario, o.Seed, e.JobID, e.DispatchID))\n\t\t}\n\t\tbyID[key][e.Gen] = true\n"}},
-		Package: "./adaptercheck", Test: "TestADispatchIDOfTwoGenerationsIsNamed", Fails: "carried one id"},
+		Package: "./adaptercheck", Test: "TestADispatchIDOfTwoGenerationsIsNamed", Fails: "should have 1 item(s), but has 0"},
 	{Name: "store-loss-moves-judged-as-the-systems", Judge: "adapter check: the environment's moves",
 		Description: "a store loss putting back an older copy is judged as a move the system made",
 		Edits:       []Edit{{File: "adaptercheck/audit.go", From: "\t\tif lostAt(o, c.JobID, c.Step) {\n\t\t\tcontinue // the store", To: "\t\tif false {\n\t\t\tcontinue // the store"}},

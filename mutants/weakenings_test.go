@@ -2,8 +2,10 @@ package mutants
 
 import (
 	"context"
+	"flag"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -28,14 +30,23 @@ func TestWeakeningsApply(t *testing.T) {
 	}
 }
 
+// weakeningFlag keeps the weakenings whose names match it (go test ./mutants
+// -run TestEveryWeakeningIsKilled -weakening NAME).
+var weakeningFlag = flag.String("weakening", "", "run only the weakenings whose names match this regular expression")
+
 // Every weakening dies by its test, for the predicted reason. Each builds
 // its package's tests with the weakening in, so the catalog runs in the long
 // run (DISPATCHSIM_LONG=1), two at a time.
 func TestEveryWeakeningIsKilled(t *testing.T) {
 	longtest.Require(t, "builds and runs a package's tests per weakening")
+	only, err := regexp.Compile(*weakeningFlag)
+	require.NoError(t, err, "-weakening")
 	sem := make(chan struct{}, 2)
 	var wg sync.WaitGroup
 	for _, w := range Weakenings {
+		if !only.MatchString(w.Name) {
+			continue
+		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
