@@ -178,6 +178,12 @@ var regressions = []pinned{
 	// the replayer placed three jobs on busier workers than its
 	// least-loaded rule picks with it (placement).
 	{scenario: "swarm", seed: 7001947, finding: "worker-heard-exactly-ttl-ago-counted-dead"},
+	// The outbox retried a topic with no pool to the attempt cap, 50
+	// attempts 30 s apart, each holding a submit delivery in flight; behind
+	// the broker's in-flight limit (ten) fifteen such jobs queued for slots,
+	// and five were still SCHEDULED when the heal phase ended (job_terminal).
+	// The outbox now fails them after a grace window, as engine/ does.
+	{scenario: "world-swarm", seed: 9501447, finding: "unmapped-topic-retried-to-the-cap-holding-in-flight-slots"},
 }
 
 // Regression is the pinned seeds.

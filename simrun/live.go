@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/netip"
 	"net/url"
 	"os"
 	"os/exec"
@@ -176,7 +177,7 @@ func proxied(f liveFlags, ropts *redis.Options) (store *redis.Options, natsURL s
 	if f.brokerLatency > 0 {
 		var urls []string
 		for _, s := range strings.Split(f.natsURL, ",") {
-			u, _ := url.Parse(strings.TrimSpace(s)) // checked by checkNATSURL
+			u, _ := url.Parse(strings.TrimSpace(s)) // checked by liveNATSURL
 			port := u.Port()
 			if port == "" {
 				port = "4222"
@@ -194,47 +195,111 @@ func proxied(f liveFlags, ropts *redis.Options) (store *redis.Options, natsURL s
 	return store, natsURL, stop, nil
 }
 
-// loopbackHost reports whether host names this machine only.
-func loopbackHost(host string) bool {
-	if host == "localhost" {
-		return true
+// resolveTimeout bounds the look-up of a live target's host name.
+const resolveTimeout = 5 * time.Second
+
+// lookupHost resolves a host name for the loopback guard; tests replace it.
+var lookupHost = func(ctx context.Context, host string) ([]netip.Addr, error) {
+	return net.DefaultResolver.LookupNetIP(ctx, "ip", host)
+}
+
+// loopbackAddress is the loopback address a live run dials for host, or why
+// host is not certainly this machine. An IP literal must be loopback
+// (IPv4-mapped IPv6 counts as the IPv4 it maps). A name must resolve, and to
+// loopback addresses only; the run then dials the address it checked, not
+// the name, so a name that resolves elsewhere later (a short TTL, a second
+// resolver) cannot move it. Numbers in any form but dotted decimal
+// (2130706433, 0x7f.1, 0177.0.0.1, 127.1) are refused: resolvers and
+// clients disagree on what they mean.
+func loopbackAddress(ctx context.Context, host string) (netip.Addr, error) {
+	if host == "" {
+		return netip.Addr{}, errors.New("no host")
 	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
+	if a, err := netip.ParseAddr(host); err == nil {
+		switch a = a.Unmap(); {
+		case a.Zone() != "":
+			return netip.Addr{}, fmt.Errorf("%s has an IPv6 zone: name a loopback address without one", host)
+		case !a.IsLoopback():
+			return netip.Addr{}, fmt.Errorf("%s is not a loopback address", host)
+		}
+		return a, nil
+	}
+	labels := strings.Split(strings.TrimSuffix(host, "."), ".")
+	if last := labels[len(labels)-1]; last == "" || last[0] >= '0' && last[0] <= '9' || strings.ContainsAny(host, "%:/\\@[] ") {
+		return netip.Addr{}, fmt.Errorf("%s is neither a host name nor an address in the usual form (write 127.0.0.1 or ::1)", host)
+	}
+	ctx, cancel := context.WithTimeout(ctx, resolveTimeout)
+	defer cancel()
+	addrs, err := lookupHost(ctx, host)
+	if err != nil {
+		return netip.Addr{}, fmt.Errorf("%s does not resolve, so it is not certainly a loopback address: %v", host, err)
+	}
+	if len(addrs) == 0 {
+		return netip.Addr{}, fmt.Errorf("%s resolves to no address", host)
+	}
+	for _, a := range addrs {
+		if a = a.Unmap(); !a.IsLoopback() || a.Zone() != "" {
+			return netip.Addr{}, fmt.Errorf("%s resolves to %s, which is not a loopback address", host, a)
+		}
+	}
+	return addrs[0].Unmap(), nil
+}
+
+// notLoopback is the refusal of a live target that is not certainly this
+// machine, and what a disposable one needs.
+func notLoopback(flag, what string, err error) error {
+	return fmt.Errorf("--%s: %v: a live run %s; add --disposable-target if it is a disposable test deployment", flag, err, what)
 }
 
 // liveRedisOptions parses --redis-url and holds it to loopback unless the
-// target is disposable.
+// target is disposable: the options returned dial the address checked.
 func liveRedisOptions(f liveFlags) (*redis.Options, error) {
 	opts, err := redis.ParseURL(f.redisURL)
 	if err != nil {
 		return nil, fmt.Errorf("--redis-url %q: %v", f.redisURL, err)
 	}
-	host, _, err := net.SplitHostPort(opts.Addr)
+	host, port, err := net.SplitHostPort(opts.Addr)
 	if err != nil {
 		return nil, fmt.Errorf("--redis-url %q: %v", f.redisURL, err)
 	}
-	if !loopbackHost(host) && !f.disposable {
-		return nil, fmt.Errorf("--redis-url %s is not a loopback address: a live run empties and writes its database; "+
-			"add --disposable-target if it is a disposable test deployment", host)
+	if f.disposable {
+		return opts, nil
 	}
+	addr, err := loopbackAddress(context.Background(), host)
+	if err != nil {
+		return nil, notLoopback("redis-url", "empties and writes its database", err)
+	}
+	opts.Addr = net.JoinHostPort(addr.String(), port)
 	return opts, nil
 }
 
-// checkNATSURL holds every server --nats-url lists to loopback unless the
-// target is disposable.
-func checkNATSURL(f liveFlags) error {
+// liveNATSURL holds every server --nats-url lists to loopback unless the
+// target is disposable, and returns the list to dial: each server at the
+// address checked.
+func liveNATSURL(f liveFlags) (string, error) {
+	var urls []string
 	for _, s := range strings.Split(f.natsURL, ",") {
 		u, err := url.Parse(strings.TrimSpace(s))
 		if err != nil || u.Hostname() == "" {
-			return fmt.Errorf("--nats-url %q: want nats://host:port", s)
+			return "", fmt.Errorf("--nats-url %q: want nats://host:port", s)
 		}
-		if !loopbackHost(u.Hostname()) && !f.disposable {
-			return fmt.Errorf("--nats-url %s is not a loopback address: a live run deletes and recreates its streams; "+
-				"add --disposable-target if it is a disposable test deployment", u.Hostname())
+		if !f.disposable {
+			addr, err := loopbackAddress(context.Background(), u.Hostname())
+			if err != nil {
+				return "", notLoopback("nats-url", "deletes and recreates its streams", err)
+			}
+			switch port := u.Port(); {
+			case port != "":
+				u.Host = net.JoinHostPort(addr.String(), port)
+			case addr.Is6():
+				u.Host = "[" + addr.String() + "]"
+			default:
+				u.Host = addr.String()
+			}
 		}
+		urls = append(urls, u.String())
 	}
-	return nil
+	return strings.Join(urls, ","), nil
 }
 
 // runLive is simrun run --live: every selected case whose scenario can run
@@ -254,7 +319,7 @@ func runLive(cmd *cobra.Command, f runFlags) error {
 	if err != nil {
 		return usageErrorf("%v", err)
 	}
-	if err := checkNATSURL(lf); err != nil {
+	if lf.natsURL, err = liveNATSURL(lf); err != nil {
 		return usageErrorf("%v", err)
 	}
 	sel, err := selectCases(f.suite, f.scenario, f.seeds)

@@ -151,21 +151,7 @@ func (b *Broker) publish(ctx context.Context, subject string, msg sut.Message) e
 		})
 	}
 	rec.Step, rec.Time = k.Step(), k.Now()
-	switch {
-	case holdErr != nil:
-		rec.Outcome = history.PublishFailedClean // never sent
-	case err != nil:
-		// A timeout leaves it unknown whether the broker stored it: the
-		// ambiguous outcome, until a later publish of the id tells (settleAmbiguous).
-		rec.Outcome = history.PublishFailedStored
-		if errors.Is(err, nats.ErrNoResponders) || errors.Is(err, jetstream.ErrNoStreamResponse) {
-			rec.Outcome = history.PublishFailedClean
-		}
-	case ack.Duplicate:
-		rec.Outcome = history.PublishDeduplicated
-	default:
-		rec.Outcome = history.PublishStored
-	}
+	rec.Outcome = publishOutcome(holdErr == nil, ack, err)
 	b.settleAmbiguous(subject, msg.ID, rec)
 	b.hist.Publishes = append(b.hist.Publishes, rec)
 	k.Tracef(a.Name(), "publish %s id=%s -> %s", subject, msg.ID, rec.Outcome)
@@ -174,6 +160,25 @@ func (b *Broker) publish(ctx context.Context, subject string, msg sut.Message) e
 		return fmt.Errorf("publish %s: %w", subject, err)
 	}
 	return nil
+}
+
+// publishOutcome is what the history records of a publish from the broker's
+// answer: sent says the call was made at all. An error other than "no stream
+// listens" leaves it unknown whether the broker stored the message (a call
+// that timed out may have landed: the stored side of the ambiguous outcome),
+// until a later publish of the id tells (settleAmbiguous).
+func publishOutcome(sent bool, ack *jetstream.PubAck, err error) history.PublishOutcome {
+	switch {
+	case !sent:
+		return history.PublishFailedClean
+	case errors.Is(err, nats.ErrNoResponders) || errors.Is(err, jetstream.ErrNoStreamResponse):
+		return history.PublishFailedClean
+	case err != nil:
+		return history.PublishFailedStored
+	case ack.Duplicate:
+		return history.PublishDeduplicated
+	}
+	return history.PublishStored
 }
 
 // SubscribeHandler starts consuming subject for a member of group. Called on

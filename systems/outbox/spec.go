@@ -30,6 +30,11 @@ func (System) Spec(o sut.Options) sut.Spec {
 		RunningTimeout:       dispatch.DefaultRunningTimeout,
 		MaxSchedulingRetries: dispatch.DefaultMaxSchedulingRetries,
 		ReasonTopicMissing:   string(dispatch.ReasonNoPoolMappingTopic),
+		// A topic with no pool fails the job after the grace window, on the
+		// first retry past it.
+		PickGrace:            dispatch.DefaultNoPoolMappingGrace,
+		GraceReasons:         []string{string(dispatch.ReasonNoPoolMappingTopic)},
+		BackoffMax:           dispatch.DefaultBackoffMax,
 		ReasonInvalidRequest: string(dispatch.ReasonInvalidRequest),
 		PublishFromRelay:     true,
 		// dispatch.Consumer keeps the ids it ran in the store.

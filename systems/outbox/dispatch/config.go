@@ -16,6 +16,7 @@ const (
 	DefaultBackoffMax           = 30 * time.Second
 	DefaultBackoffJitterMax     = 500 * time.Millisecond
 	DefaultMaxSchedulingRetries = 50
+	DefaultNoPoolMappingGrace   = 30 * time.Second
 	DefaultDispatchTimeout      = 300 * time.Second
 	DefaultRunningTimeout       = 900 * time.Second
 	DefaultReconcileInterval    = 30 * time.Second
@@ -51,6 +52,11 @@ type Config struct {
 	BackoffMax           time.Duration // 30s
 	BackoffJitterMax     time.Duration // 500ms
 	MaxSchedulingRetries int           // attempts before FAILED with the last cause (50)
+	// NoPoolMappingGrace is how long a topic with no pool is retried before
+	// the job fails no_pool_mapping_topic (30s): long enough for a mapping
+	// published after its topic to arrive, short enough that unroutable jobs
+	// do not hold the bus's in-flight slots for the whole retry budget.
+	NoPoolMappingGrace time.Duration
 
 	DispatchTimeout   time.Duration // DISPATCHED longer than this -> TIMEOUT (300s)
 	RunningTimeout    time.Duration // RUNNING longer than this -> TIMEOUT (900s)
@@ -78,6 +84,7 @@ func (c Config) withDefaults() Config {
 	def(&c.StoreRetryDelay, DefaultStoreRetryDelay)
 	def(&c.BackoffBase, DefaultBackoffBase)
 	def(&c.BackoffMax, DefaultBackoffMax)
+	def(&c.NoPoolMappingGrace, DefaultNoPoolMappingGrace)
 	def(&c.BackoffJitterMax, DefaultBackoffJitterMax)
 	def(&c.DispatchTimeout, DefaultDispatchTimeout)
 	def(&c.RunningTimeout, DefaultRunningTimeout)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 )
 
 // HandleJobRequest schedules and dispatches one job (sys.job.submit, and the
@@ -131,15 +132,40 @@ func (d *Dispatcher) rejectInvalid(ctx context.Context, req JobRequest) error {
 
 // recordPickFailure makes the failed pass count as an attempt (SCHEDULED, with
 // the cause recorded so a DLQ entry at the cap names it) and retries with
-// backoff.
+// backoff. A topic with no pool is a configuration error: once it has lasted
+// the grace window the job fails with it. Retried to the attempt cap instead,
+// each unroutable job held a delivery in flight for about 25 minutes, and a
+// broker's in-flight limit queued the next ones behind it past any bound.
 func (d *Dispatcher) recordPickFailure(ctx context.Context, job *Job, pickErr error) (bool, error) {
 	var se *SchedulingError
 	if !errors.As(pickErr, &se) {
 		return true, d.retry(PhasePick, d.backoff(job.Attempts), pickErr)
 	}
+	fields := []Field{{"last_error_code", string(se.Code)}, {"last_error", se.Detail}}
+	if se.Code == ReasonNoPoolMappingTopic {
+		since := job.PickFailSince
+		if since.IsZero() && job.State == StateScheduled && job.LastErrorCode == se.Code {
+			// The window opens where the pass that first recorded the cause
+			// wrote SCHEDULED: a store stamp (another replica's pass, maybe),
+			// and never before the job was scheduled.
+			since = job.UpdatedAt
+			fields = append(fields, Field{"pick_fail_since", strconv.FormatInt(since.UnixMilli(), 10)})
+		}
+		if !since.IsZero() {
+			now, err := d.store.Now(ctx)
+			if err != nil {
+				return true, d.retry(PhaseStore, d.cfg.StoreRetryDelay, err)
+			}
+			if unresolved := now.Sub(since); unresolved >= d.cfg.NoPoolMappingGrace {
+				return d.settle(d.failJob(ctx, job, se.Code, false,
+					fmt.Sprintf("%s (unresolved for %s)", se.Detail, unresolved)), PhaseStore)
+			}
+		}
+	} else if !job.PickFailSince.IsZero() {
+		fields = append(fields, Field{"pick_fail_since", ""})
+	}
 	res, err := d.store.Transition(ctx, Transition{JobID: job.ID, From: job.State, Version: job.Version, To: StateScheduled,
-		Reason: "pick failed: " + string(se.Code),
-		Fields: []Field{{"last_error_code", string(se.Code)}, {"last_error", se.Detail}}})
+		Reason: "pick failed: " + string(se.Code), Fields: fields})
 	if err != nil {
 		return d.settle(err, PhaseStore)
 	}

@@ -2,6 +2,7 @@ package dispatch
 
 import (
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 )
@@ -136,4 +137,68 @@ func TestConcurrentRequestsDispatchOnce(t *testing.T) {
 	a.submit(t, "j1")
 	require.EqualValues(t, 1, a.pending(t))
 	require.Equal(t, 1, a.relay(t)+b.relay(t))
+}
+
+// A topic with no pool is retried for the grace window, counted from the
+// store's stamp of the pass that first met it, and then fails the job with
+// that cause: not before, and not at the attempt cap 25 minutes later while
+// its delivery holds one of the broker's in-flight slots (world-swarm
+// 9501447: fifteen such jobs behind an in-flight limit of ten outlived the
+// heal phase).
+func TestUnmappedTopicFailsAfterGraceWindow(t *testing.T) {
+	env := newTestEnv(t)
+	a, b := env.replica(t), env.replica(t)
+	req := JobRequest{JobID: "j1", Topic: "orphan"}
+	handle := func(r *testReplica) {
+		t.Helper()
+		_, retry := AsRetryAfter(r.HandleJobRequest(ctx, req))
+		require.True(t, retry, "an unmapped topic inside the grace window is retried")
+	}
+	handle(a)
+	opened := a.job(t, "j1").UpdatedAt
+	require.Equal(t, ReasonNoPoolMappingTopic, a.job(t, "j1").LastErrorCode)
+	env.clock.Advance(10 * time.Second)
+	handle(b) // another replica's pass keeps the window the first one opened
+	require.Equal(t, opened, b.job(t, "j1").PickFailSince)
+	env.clock.Advance(DefaultNoPoolMappingGrace - 10*time.Second - time.Millisecond)
+	handle(a)
+	require.Equal(t, StateScheduled, a.state(t, "j1"), "failed before the grace window ended")
+
+	env.clock.Advance(time.Millisecond)
+	require.NoError(t, b.HandleJobRequest(ctx, req))
+	require.Equal(t, StateFailed, b.state(t, "j1"))
+	entry, err := b.store.DLQEntry(ctx, "j1")
+	require.NoError(t, err)
+	require.Equal(t, ReasonNoPoolMappingTopic, entry.ReasonCode)
+	require.False(t, entry.RetriesExhausted)
+	require.Equal(t, 3, entry.Attempts, "the three passes that failed to pick")
+}
+
+// The window is for one unbroken cause: a pass that fails for another cause,
+// or a dispatch, closes it, and the next unmapped pass opens a new one.
+func TestUnmappedTopicGraceWindowRestartsAfterAnotherCause(t *testing.T) {
+	env := newTestEnv(t)
+	r := env.replica(t)
+	req := JobRequest{JobID: "j1", Topic: "default"}
+	r.SetRouting(Routing{})
+	for range 2 {
+		_, retry := AsRetryAfter(r.HandleJobRequest(ctx, req))
+		require.True(t, retry)
+	}
+	require.False(t, r.job(t, "j1").PickFailSince.IsZero())
+
+	// The mapping arrives, but names a pool with no live worker.
+	r.SetRouting(Routing{Topics: map[string][]string{"default": {"gpu"}}})
+	_, retry := AsRetryAfter(r.HandleJobRequest(ctx, req))
+	require.True(t, retry)
+	require.Equal(t, ReasonNoWorkers, r.job(t, "j1").LastErrorCode)
+	require.True(t, r.job(t, "j1").PickFailSince.IsZero(), "another cause closes the window")
+
+	env.clock.Advance(DefaultNoPoolMappingGrace)
+	r.SetRouting(Routing{})
+	for range 2 {
+		_, retry := AsRetryAfter(r.HandleJobRequest(ctx, req))
+		require.True(t, retry, "a new window opened: the old one's start must not count")
+	}
+	require.Equal(t, StateScheduled, r.state(t, "j1"))
 }

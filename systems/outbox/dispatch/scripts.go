@@ -121,7 +121,7 @@ local st, cur, version = transition(KEYS[1], KEYS[2], ARGV[1], ARGV[2], tonumber
 if st ~= 'ok' then return {st, cur} end
 -- Cannot be refused: the job is SCHEDULED at this version and the table allows it.
 st, cur, version = transition(KEYS[1], KEYS[2], ARGV[1], 'SCHEDULED', version, 'DISPATCHED', 'dispatch ' .. ARGV[5])
-redis.call('HSET', KEYS[1], 'dispatch_id', ARGV[4], 'worker', ARGV[5], 'last_error_code', '', 'last_error', '')
+redis.call('HSET', KEYS[1], 'dispatch_id', ARGV[4], 'worker', ARGV[5], 'last_error_code', '', 'last_error', '', 'pick_fail_since', '')
 enqueue(KEYS[3], KEYS[4], ARGV[4], 'dispatch', ARGV[1], ARGV[6], ARGV[7], ARGV[8])
 return {'ok', cur, version, redis.call('HGET', KEYS[1], 'attempts'), redis.call('HGET', KEYS[1], 'dispatch_gen')}
 `

@@ -26,6 +26,9 @@ type Job struct {
 	ResultPtr     string
 	LastErrorCode ReasonCode
 	LastError     string
+	// PickFailSince is when, in store time, picks began failing for a
+	// permanent cause (a topic with no pool); zero while none is recorded.
+	PickFailSince time.Time
 	CreatedAt     time.Time
 	UpdatedAt     time.Time
 }
@@ -166,12 +169,12 @@ func decodeJob(id string, h map[string]string) (*Job, error) {
 	j := &Job{ID: id, Topic: h["topic"], Tenant: h["tenant"], Payload: []byte(h["payload"]),
 		State: JobState(h["state"]), DispatchID: h["dispatch_id"], Worker: h["worker"], ResultPtr: h["result_ptr"],
 		LastErrorCode: ReasonCode(h["last_error_code"]), LastError: h["last_error"]}
-	var version, attempts, gen, created, updated int64
+	var version, attempts, gen, created, updated, pickFailSince int64
 	for _, f := range []struct {
 		name string
 		dst  *int64
 	}{{"version", &version}, {"attempts", &attempts}, {"dispatch_gen", &gen},
-		{"created_at", &created}, {"updated_at", &updated}} {
+		{"created_at", &created}, {"updated_at", &updated}, {"pick_fail_since", &pickFailSince}} {
 		v := h[f.name]
 		if v == "" {
 			continue
@@ -184,6 +187,9 @@ func decodeJob(id string, h map[string]string) (*Job, error) {
 	}
 	j.Version, j.Attempts, j.DispatchGen = version, int(attempts), int(gen)
 	j.CreatedAt, j.UpdatedAt = time.UnixMilli(created).UTC(), time.UnixMilli(updated).UTC()
+	if pickFailSince > 0 {
+		j.PickFailSince = time.UnixMilli(pickFailSince).UTC()
+	}
 	return j, nil
 }
 
