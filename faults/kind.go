@@ -61,9 +61,12 @@ type Kind struct {
 	hint string
 	// needs says which systems have the kind's fault point at all (zero:
 	// all); a kind a system cannot reach is not declared for it.
-	needs       need
-	class       budgetClass
-	swarmChance float64 // chance Swarm turns the kind on (0.5)
+	needs need
+	class budgetClass
+	// swarmChance is the chance Swarm turns the kind on (0: one half); a
+	// kind with a negative chance is not drawn by the swarms at all, only
+	// declared by the scenarios that need it.
+	swarmChance float64
 	// perWrite marks a kind drawn at each of a replica's store commands, at a
 	// rate set for as many as Cordum's engine makes (FitRates).
 	perWrite bool

@@ -238,14 +238,14 @@ func (o Options) Rarer(f float64) Options {
 // swarmAppended are the kinds that joined the swarm after its seeds were
 // pinned, in the order they joined.
 var swarmAppended = []string{"CancelWriteFails", "LockRenewalFails", "StatusReadFails", "WorkerResultPublishFails",
-	"WorkerStoreFails", "WorkerStoreReplyLost", "SubmitReplyLost", "SubmitRetriedLate"}
+	"WorkerStoreFails", "WorkerStoreReplyLost"}
 
 // swarmOrder is the catalog in the order Swarm draws it: by name, then the
 // appended kinds.
 func swarmOrder() []Kind {
 	var out, late []Kind
 	for _, k := range Catalog() {
-		if !slices.Contains(swarmAppended, k.Name) {
+		if !slices.Contains(swarmAppended, k.Name) && k.swarmChance >= 0 {
 			out = append(out, k)
 		}
 	}
