@@ -93,7 +93,7 @@ local since = tonumber(j[3] or NOW)
 if not j[3] then redis.call('HSET', KEYS[1], 'waiting_since', NOW) end
 if NOW - since < tonumber(ARGV[6]) then return 'wait' end
 move(KEYS[1], 'FAILED')
-redis.call('HSET', KEYS[1], 'error_code', ARGV[4]) -- cause
+redis.call('HSET', KEYS[1], 'error_code', ARGV[4])
 dead(KEYS[1], ARGV[2], 'FAILED', ARGV[4], 'no worker could take it', 'QUEUED', 'false')
 done()
 return 'FAILED'
@@ -170,8 +170,7 @@ func newScripts(d Defect) scripts {
 	case TerminalOverwrite: // an ended job takes a result, of any generation
 		result = strings.Replace(result, "if TERMINAL[j[1]] then return 'terminal' end -- guard:terminal\n", "", 1)
 		result = strings.Replace(result, "if tonumber(j[2]) ~= tonumber(ARGV[3]) then return 'stale' end -- guard:gen\n", "", 1)
-	case DeadLetterHidesCause: // the cause is filed as the retry cap
-		route = strings.Replace(route, "redis.call('HSET', KEYS[1], 'error_code', ARGV[4]) -- cause\n", "", 1)
+	case DeadLetterHidesCause: // the job keeps its cause, its dead letter files the retry cap
 		route = strings.Replace(route, "'FAILED', ARGV[4], 'no worker could take it', 'QUEUED', 'false'",
 			"'FAILED', 'max_attempts', 'no worker could take it', 'QUEUED', 'true'", 1)
 	}

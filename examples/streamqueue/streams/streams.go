@@ -3,8 +3,8 @@
 // stream; each replica reads that stream in the "routers" group and routes
 // the job to a pool: one script moves it to DISPATCHED under a new
 // generation and adds a work entry to the pool's stream. Workers pull their
-// pool's stream in the "workers" group (XREADGROUP) and acknowledge an entry
-// (XACK) once its result is sent over the bus; the replicas apply results
+// pool's stream in the "workers" group (XREADGROUP) and acknowledge and
+// delete an entry (XACK, XDEL) once its result is sent over the bus; the replicas apply results
 // with a guard. A work entry older than the lease (its worker crashed, its
 // job outlived the lease, or no worker read it in time) is taken back by a
 // replica's reaper and its job put back, or timed out at the attempt cap:
@@ -98,9 +98,9 @@ type Defect string
 
 // The planted defects ("" is the correct dispatcher).
 const (
-	// AckOnPull acknowledges a work entry as the worker pulls it, before
-	// the job ran: a worker that crashes mid-job leaves nothing pending for
-	// the reaper, and the job is DISPATCHED for ever.
+	// AckOnPull acknowledges (and deletes) a work entry as the worker pulls
+	// it, before the job ran: a worker that crashes mid-job leaves nothing
+	// for the reaper to take back, and the job is DISPATCHED for ever.
 	AckOnPull Defect = "ack-on-pull"
 	// ReapIgnoresLease takes every work entry back, however recently it
 	// was dispatched: the reaper takes running jobs away and they are
@@ -108,8 +108,9 @@ const (
 	ReapIgnoresLease Defect = "reap-ignores-lease"
 	// TerminalOverwrite applies a result to a job that already ended.
 	TerminalOverwrite Defect = "terminal-overwrite"
-	// DeadLetterHidesCause files a job no pool could take under the retry
-	// cap's code, hiding why it failed.
+	// DeadLetterHidesCause files the dead letter of a job no pool could take
+	// under the retry cap's code, hiding why it failed (the job's own
+	// error_code still says).
 	DeadLetterHidesCause Defect = "dead-letter-hides-cause"
 )
 

@@ -17,9 +17,9 @@ type Work struct {
 }
 
 // Puller is one worker process's consumer in its pool's "workers" group:
-// it reads new entries and acknowledges each once its result was sent. An
-// entry it never acknowledges stays pending under its name until a reaper
-// claims it.
+// it reads new entries, and acknowledges and deletes each once its result
+// was sent. An entry it never finishes stays in the stream, pending under
+// its name, until the reaper takes it back a lease after its dispatch.
 type Puller struct {
 	rdb      redis.UniversalClient
 	stream   string
@@ -55,7 +55,7 @@ func (p *Puller) Next(ctx context.Context, n int) ([]Work, error) {
 			w.Gen, _ = strconv.Atoi(field(m, "gen"))
 			p.entries[w.DispatchID] = m.ID
 			if p.defect == AckOnPull {
-				_ = p.rdb.XAck(ctx, p.stream, WorkersGroup, m.ID).Err()
+				_ = p.Done(ctx, w.DispatchID)
 			}
 			out = append(out, w)
 		}
@@ -63,13 +63,18 @@ func (p *Puller) Next(ctx context.Context, n int) ([]Work, error) {
 	return out, nil
 }
 
-// Done acknowledges the entry of a dispatch this process pulled.
+// Done acknowledges the entry of a dispatch this process pulled and
+// deletes it: finished work leaves the stream, and the reaper takes back
+// only what is still there a lease after its dispatch.
 func (p *Puller) Done(ctx context.Context, dispatchID string) error {
 	id, ok := p.entries[dispatchID]
 	if !ok {
 		return nil
 	}
 	if err := p.rdb.XAck(ctx, p.stream, WorkersGroup, id).Err(); err != nil {
+		return err
+	}
+	if err := p.rdb.XDel(ctx, p.stream, id).Err(); err != nil {
 		return err
 	}
 	delete(p.entries, dispatchID)
