@@ -4,8 +4,8 @@
 // the job to a pool: one script moves it to DISPATCHED under a new
 // generation and adds a work entry to the pool's stream. Workers pull their
 // pool's stream in the "workers" group (XREADGROUP) and acknowledge and
-// delete an entry (XACK, XDEL) once its result is sent over the bus; the replicas apply results
-// with a guard. A work entry older than the lease (its worker crashed, its
+// delete an entry (XACK, XDEL) once its result is sent over the bus; the
+// replicas apply results with a guard. A work entry older than the lease (its worker crashed, its
 // job outlived the lease, or no worker read it in time) is taken back by a
 // replica's reaper and its job put back, or timed out at the attempt cap:
 // the lease counts from the dispatch (the entry's ID), not from the read,
