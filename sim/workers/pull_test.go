@@ -116,3 +116,50 @@ func TestAPullingWorkerRunsWhatItPullsAndAcknowledgesItAfterItsResult(t *testing
 	require.ElementsMatch(t, []string{"j-1/1", "j-2/1", "j-3/1", "j-5/1"}, done, "acknowledged after the result, the crashed one never")
 	require.Contains(t, string(trace.Bytes()), "worker pulled j-5/1")
 }
+
+// gatedListProtocol is listProtocol with an idempotent consumer that
+// refuses j-2 (it ran before) and cannot answer for j-3.
+type gatedListProtocol struct{ listProtocol }
+
+func (gatedListProtocol) Consumer(sut.Ports) (sut.DispatchGate, error) { return listGate{}, nil }
+
+type listGate struct{}
+
+func (listGate) First(_ context.Context, d sut.Dispatch) (bool, error) {
+	switch d.JobID {
+	case "j-2":
+		return false, nil
+	case "j-3":
+		return false, errors.New("the store is unsure")
+	}
+	return true, nil
+}
+
+// A pulled dispatch the consumer refuses ran before: it is acknowledged at
+// once and not run. One the consumer cannot answer for is neither run nor
+// acknowledged: it stays pending for the system to hand out again.
+func TestAPulledDispatchTheGateRefusesIsDoneAndOneItIsUnsureOfIsLeft(t *testing.T) {
+	sys := cordum.System{}
+	env, _, _ := kerneltest.NewEnv(t, 1, false, sys.Observer())
+	s := store.New(env, sys.Spec(sut.Options{}))
+	t.Cleanup(s.Close)
+	b := bus.New(env, history.BusConfig{})
+	fleet := New(env, b, s, gatedListProtocol{}, []Spec{{ID: "w1", Pool: "general", MaxParallel: 4}}, Profile{})
+	fleet.Start()
+	k := env.Kernel
+	k.At(time.Second, func() {
+		k.Spawn("gateway", "push", func(ctx context.Context) {
+			require.NoError(t, s.Client("gateway").RPush(ctx, "work:general", "j-1/1", "j-2/1", "j-3/1").Err())
+		})
+	})
+	require.NoError(t, k.Run(time.Minute, nil))
+	var done []string
+	k.Spawn("gateway", "read", func(ctx context.Context) {
+		done, _ = s.Client("gateway").SMembers(ctx, "done").Result()
+	})
+	require.NoError(t, k.Run(2*time.Minute, nil))
+
+	require.Len(t, env.History.Executions, 1)
+	require.Equal(t, "j-1", env.History.Executions[0].JobID)
+	require.ElementsMatch(t, []string{"j-1/1", "j-2/1"}, done)
+}
