@@ -128,6 +128,9 @@ type worker struct {
 	running []int
 	// gate is the system's idempotent consumer, if it has one.
 	gate sut.DispatchGate
+	// pull is this process's pull from the store, when the system's
+	// workers pull their work (sut.Puller).
+	pull sut.Pull
 }
 
 func (f *Fleet) start(wk *worker) {
@@ -148,8 +151,51 @@ func (f *Fleet) start(wk *worker) {
 		}
 		wk.gate = gate
 	}
-	f.bus.SubscribeHandler(f.proto.Subject(wk.spec.ID), wk.group, wk.group, dispatchHandler{wk})
+	if p, ok := f.proto.(sut.Puller); ok {
+		pull, err := p.Puller(sut.Ports{Redis: f.store.Client(wk.group), Clock: k.NewClock(wk.group, 0),
+			Random: f.env.Seeds.Child(wk.group + "/pull"), Registerer: prometheus.NewRegistry(), Spawn: k.Spawner(wk.group)},
+			sut.PullWorker{ID: wk.spec.ID, Pool: wk.spec.Pool, MaxParallel: wk.parallel()})
+		if err != nil {
+			panic(kernel.SystemFailure(fmt.Sprintf("%s pull could not start: %v", wk.group, err)))
+		}
+		wk.pull = pull
+		k.Spawn(wk.group, "pull", wk.pullLoop)
+	} else {
+		f.bus.SubscribeHandler(f.proto.Subject(wk.spec.ID), wk.group, wk.group, dispatchHandler{wk})
+	}
 	k.Spawn(wk.group, "heartbeat", wk.heartbeatLoop)
+}
+
+// parallel is how many dispatches the worker runs at once (at least one).
+func (wk *worker) parallel() int { return max(wk.spec.MaxParallel, 1) }
+
+// pullLoop takes work from the store while the worker has room for it, and
+// waits the pull's idle time after a pull that found nothing or failed. A
+// dispatch it skips (a copy of one it runs, one the gate refused or could
+// not ask about) is left pending, except one the gate refused, which is
+// done: it ran before.
+func (wk *worker) pullLoop(ctx context.Context) {
+	k := wk.fleet.env.Kernel
+	a := kernel.ActorOf(ctx)
+	pull := wk.pull
+	for {
+		free := wk.parallel() - wk.active
+		if free <= 0 {
+			a.SleepUntil(k.Now() + pull.Idle())
+			continue
+		}
+		ds, err := pull.Next(ctx, free)
+		a.ExitIfDead()
+		for _, d := range ds {
+			k.Tracef(a.Name(), "worker pulled %s/%d", d.JobID, d.Gen)
+			if wk.admit(ctx, d, pull) == refused {
+				_ = pull.Done(ctx, d)
+			}
+		}
+		if err != nil || len(ds) == 0 {
+			a.SleepUntil(k.Now() + pull.Idle())
+		}
+	}
 }
 
 // dispatchHandler decodes dispatches with the system's worker protocol.
@@ -177,11 +223,30 @@ func (h dispatchHandler) Handle(ctx context.Context, v any) sut.Settle {
 // had never come: a refused copy's repeats ask the gate again, and one
 // redelivered after the error can still run.
 func (wk *worker) accept(ctx context.Context, pkt sut.Dispatch) sut.Settle {
+	if wk.admit(ctx, pkt, nil) == unsure {
+		return sut.NakAfter(time.Second) // the store is unsure: ask again
+	}
+	return sut.Ack()
+}
+
+// admission is what became of a dispatch a worker was given.
+type admission int
+
+const (
+	started   admission = iota // it runs as its own actor
+	duplicate                  // a copy of one this process runs or ran
+	refused                    // the gate says it ran before
+	unsure                     // the gate could not answer
+)
+
+// admit starts a dispatch's run unless it is a duplicate or the gate
+// refuses it; pull is the pull it came from (nil: delivered over the bus).
+func (wk *worker) admit(ctx context.Context, pkt sut.Dispatch, pull sut.Pull) admission {
 	key := fmt.Sprintf("%s/%d", pkt.JobID, pkt.Gen)
 	dedup := !wk.fleet.prof.NoDedup
 	if dedup && wk.seen[key] {
 		wk.fleet.env.Kernel.Tracef(kernel.ActorOf(ctx).Name(), "worker skips duplicate %s", key)
-		return sut.Ack()
+		return duplicate
 	}
 	if dedup {
 		wk.seen[key] = true
@@ -193,19 +258,21 @@ func (wk *worker) accept(ctx context.Context, pkt sut.Dispatch) sut.Settle {
 			delete(seen, key)
 		}
 		if err != nil {
-			return sut.NakAfter(time.Second) // the store is unsure: ask again
+			return unsure
 		}
 		if !first {
 			wk.fleet.env.Kernel.Tracef(kernel.ActorOf(ctx).Name(), "worker consumer refuses %s", key)
-			return sut.Ack()
+			return refused
 		}
 	}
 	wk.active++
-	wk.fleet.env.Kernel.Spawn(wk.group, "run-"+key, func(ctx context.Context) { wk.run(ctx, pkt) })
-	return sut.Ack()
+	wk.fleet.env.Kernel.Spawn(wk.group, "run-"+key, func(ctx context.Context) { wk.run(ctx, pkt, pull) })
+	return started
 }
 
-func (wk *worker) run(ctx context.Context, pkt sut.Dispatch) {
+// run executes a dispatch and reports its result; a pulled one is then
+// acknowledged through its pull (a crash before that leaves it pending).
+func (wk *worker) run(ctx context.Context, pkt sut.Dispatch, pull sut.Pull) {
 	fl, k := wk.fleet, wk.fleet.env.Kernel
 	hist := fl.env.History
 	a := kernel.ActorOf(ctx)
@@ -265,6 +332,11 @@ func (wk *worker) run(ctx context.Context, pkt sut.Dispatch) {
 				break
 			}
 			a.SleepUntil(k.Now() + time.Second)
+		}
+	}
+	if pull != nil {
+		if err := pull.Done(ctx, pkt); err != nil {
+			k.Tracef(a.Name(), "worker could not acknowledge %s/%d: %v", pkt.JobID, pkt.Gen, err)
 		}
 	}
 	wk.active--
