@@ -44,6 +44,7 @@ func TestAdapterMistakesAreNamed(t *testing.T) {
 		{"a state called terminal that is not", broken{mistake: retryingTerminal}, "take it out of Spec.Terminal"},
 		{"an at-least-once promise without a consumer", broken{mistake: atLeastOnceWithoutConsumer}, "the worker protocol has none"},
 		{"no submit window declared", broken{mistake: noSubmitWindow}, "declare Spec.SubmitDedupWindow"},
+		{"pulling declared, pushed run", broken{mistake: pullDeclared}, "the worker protocol is no sut.Puller"},
 		{"a dispatch id without its generation", broken{mistake: idWithoutGen}, "dispatches of different generations of one job carried one id"},
 	}
 	warningsOnly := map[string]bool{"scripts unnamed": true, "no submit window declared": true}
@@ -72,6 +73,7 @@ const (
 	atLeastOnceWithoutConsumer
 	noSubmitWindow
 	idWithoutGen
+	pullDeclared
 )
 
 // broken is the engine's adapter with one mistake made on purpose.
@@ -111,6 +113,8 @@ func (b broken) Spec(o sut.Options) sut.Spec {
 		s.Delivery = sut.AtLeastOnceIdempotentConsumer
 	case noSubmitWindow:
 		s.SubmitDedupWindow = 0
+	case pullDeclared:
+		s.WorkersPull = true
 	}
 	return s
 }

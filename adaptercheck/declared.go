@@ -133,6 +133,14 @@ func (d *declared) judge(a *audit, sys sut.System) {
 		a.add(Warning, fmt.Sprintf("%d submits were sent more than once and none made a second job, but the spec promises no submit de-duplication window",
 			d.retried), "declare Spec.SubmitDedupWindow (sut.SubmitDedupForever if the job's record is kept), so late retries hold the system to it")
 	}
+	switch _, pulls := sys.Worker().(sut.Puller); {
+	case pulls && !s.WorkersPull:
+		a.add(Error, "the worker protocol pulls its dispatches from the store (sut.Puller), but Spec.WorkersPull is false",
+			"set Spec.WorkersPull: the cases and fault kinds about dispatches published over the bus then do not apply")
+	case !pulls && s.WorkersPull:
+		a.add(Error, "Spec.WorkersPull says workers pull their dispatches, but the worker protocol is no sut.Puller",
+			"implement sut.Puller on the worker protocol, or leave Spec.WorkersPull false")
+	}
 	if _, ok := sys.Worker().(sut.IdempotentConsumer); s.Delivery == sut.AtLeastOnceIdempotentConsumer && !ok {
 		a.add(Error, "Spec.Delivery promises at-least-once with an idempotent consumer, but the worker protocol has none (IdempotentConsumer)",
 			"implement sut.IdempotentConsumer on the worker protocol, or promise sut.ExactlyOnce: a repeated message is otherwise run twice")

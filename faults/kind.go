@@ -141,6 +141,10 @@ var (
 	// that promises none has no such promise to exercise.
 	needSubmitDedup = need{func(s sut.Spec) bool { return s.SubmitDedupWindow > 0 },
 		"a submit de-duplication window (the spec's SubmitDedupWindow)"}
+	// Replicas of a system whose workers pull publish only what they
+	// announce besides dispatches.
+	needReplicaPublishes = need{func(s sut.Spec) bool { return !s.WorkersPull || s.DLQSubject != "" },
+		"replicas that publish (dispatches, or DLQ announcements)"}
 	// A gateway that writes cancels itself leaves no replica cancel write to fail.
 	needReplicaCancels = need{func(s sut.Spec) bool { return s.Cancels == sut.CancelByReplica && s.Cancelled != "" },
 		"cancels written by a replica"}

@@ -12,5 +12,6 @@ var ReplicaCrashBeforePublish = register(Kind{
 	Effect:      sim.EffectCrash,
 	Defaults:    KindOptions{Probability: 0.01},
 	applies:     func(p *sim.Point) bool { return isReplica(p.Group) && isJobTraffic(p) },
+	needs:       needReplicaPublishes,
 	class:       classReplicaCrash,
 })

@@ -135,8 +135,12 @@ func All() []Scenario {
 			Description: "workers report a retryable failure after success, duplicate and late results; acks are lost and deliveries duplicated",
 			Faults: []faults.Kind{faults.WorkerRetryableAfterSuccess, faults.WorkerResultDuplicated, faults.WorkerResultLate,
 				faults.AckLost, faults.DeliveryDuplicated},
-			Options: often(0.2, faults.WorkerRetryableAfterSuccess),
-			Seeds:   SeedRange{First: 4000, Count: 10},
+			// Acks lost often enough to reach a system whose only job
+			// messages are results (its workers pull their dispatches).
+			Options: func(o faults.Options) faults.Options {
+				return often(0.04, faults.AckLost)(often(0.2, faults.WorkerRetryableAfterSuccess)(o))
+			},
+			Seeds: SeedRange{First: 4000, Count: 10},
 		},
 		workerOutcomes,
 		cancels,
@@ -168,7 +172,7 @@ func All() []Scenario {
 			Options:         often(0.3, faults.PublishFailsAfterStored),
 			World:           World{NoBrokerDedup: true, NoWorkerDedup: true},
 			ExpectViolation: "exactly_once_publish",
-			Needs:           []Feature{FeatureExactlyOnce},
+			Needs:           []Feature{FeatureDispatchOverBus, FeatureExactlyOnce},
 			Seeds:           SeedRange{First: 6100, Count: 8},
 		},
 		{

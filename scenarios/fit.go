@@ -50,6 +50,9 @@ const (
 	// FeatureRouteAwaited: a job without a route waits for one (retried,
 	// within a grace or up to the retry cap) rather than failing at once.
 	FeatureRouteAwaited Feature = "a wait for a route (a job no pool can take is retried, not failed at once)"
+	// FeatureDispatchOverBus: dispatches are published over the bus (the
+	// workers do not pull them from the store).
+	FeatureDispatchOverBus Feature = "dispatches published over the bus (not WorkersPull)"
 )
 
 // In reports whether a system with spec s has the feature.
@@ -75,6 +78,8 @@ func (f Feature) In(s sut.Spec) bool {
 		return s.PickGrace > 0
 	case FeatureRouteAwaited:
 		return !s.NoRouteFailsAtOnce
+	case FeatureDispatchOverBus:
+		return !s.WorkersPull
 	}
 	return false
 }

@@ -214,6 +214,21 @@ func TestFailFastRoutingIsNotHeldToAGrace(t *testing.T) {
 	require.Empty(t, caseNamed(t, Release().For(cordum.System{}), "no-pool-mapping-race").NotApplicable)
 }
 
+// A system whose workers pull their dispatches is not held to cases about a
+// dispatch published twice, and its replicas are crashed before a publish
+// only if they announce something.
+func TestPullingWorkersAreNotHeldToBusDispatches(t *testing.T) {
+	pulling := func(dlq string) respec {
+		return respec{System: cordum.System{}, name: "pulling", edit: func(s *sut.Spec) { s.WorkersPull, s.DLQSubject = true, dlq }}
+	}
+	s := Release().For(pulling(""))
+	require.Contains(t, caseNamed(t, s, "ambiguous-publish-no-dedup").NotApplicable, "dispatches published over the bus")
+	require.Contains(t, caseNamed(t, s, "worker-failures").Dropped,
+		"fault kind ReplicaCrashBeforePublish: the system has no replicas that publish (dispatches, or DLQ announcements)")
+	require.Empty(t, caseNamed(t, Release().For(pulling("sys.job.dlq")), "worker-failures").Dropped)
+	require.Empty(t, caseNamed(t, Release().For(cordum.System{}), "ambiguous-publish-no-dedup").NotApplicable)
+}
+
 // A case that cannot apply runs no seed and says why; it is neither a pass
 // nor a fail.
 func TestNotApplicableCaseCarriesItsReason(t *testing.T) {

@@ -137,6 +137,11 @@ type Spec struct {
 	// (GateRead, a fence on the job's current dispatch), or a write that
 	// claims the dispatch (GateClaim). Fault kinds aim at those commands.
 	WorkerGate Gate
+	// WorkersPull is true when workers pull their dispatches from the store
+	// (their protocol is a sut.Puller): no dispatch goes over the bus, so
+	// nothing can publish one twice, and replicas publish only what else
+	// they announce (DLQSubject).
+	WorkersPull bool
 	// PublishFromRelay is true when dispatches are published after the state
 	// commit, by a relay, rather than by the handler that wrote the state.
 	PublishFromRelay bool

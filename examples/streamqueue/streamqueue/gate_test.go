@@ -130,18 +130,6 @@ func TestCheck(t *testing.T) {
 	}
 }
 
-// unreachable are the coverage items of the release suite a dispatcher
-// whose workers pull cannot reach, by case: its replicas publish no job
-// message and nothing dispatches over the bus (no publish to crash at, to
-// duplicate, or to find duplicated), and without dispatch deliveries a lost
-// ack has only results to land on. No spec field says so yet, so the cases
-// fail as never fired instead of being not applicable.
-var unreachable = map[string][]string{
-	"ambiguous-publish-no-dedup": {"expected violation exactly_once_publish"},
-	"worker-failures":            {"ReplicaCrashBeforePublish"},
-	"terminal-resurrection":      {"AckLost"},
-}
-
 type summary struct {
 	Cases []struct {
 		Scenario   string   `json:"scenario"`
@@ -177,11 +165,10 @@ func gate(t *testing.T, sys System) (int, summary, string) {
 	return code, sum, tail(out.String())
 }
 
-// The release gate through the command line: no seed of the correct
-// dispatcher fails (the environment's findings after a store loss aside),
-// and the only cases it fails are the coverage items a pulling dispatcher
-// cannot reach. Each planted defect fails it (exit 1) with the checker that
-// names the defect.
+// The release gate through the command line: the correct dispatcher passes
+// (exit 0; the environment's findings after a store loss are not its), the
+// cases about dispatches over the bus not applicable by its spec. Each
+// planted defect fails it with the checker that names the defect.
 func TestReleaseGate(t *testing.T) {
 	if testing.Short() {
 		t.Skip("the release suite five times")
@@ -194,11 +181,11 @@ func TestReleaseGate(t *testing.T) {
 			}
 		}
 		for _, c := range sum.Cases {
-			if !c.Passed && strings.Join(c.NeverFired, ",") != strings.Join(unreachable[c.Scenario], ",") {
+			if !c.Passed {
 				t.Errorf("%s fails, never fired: %v", c.Scenario, c.NeverFired)
 			}
 		}
-		if code != 0 && code != 1 || t.Failed() {
+		if code != 0 || t.Failed() {
 			t.Fatalf("exit %d\n%s", code, out)
 		}
 	})

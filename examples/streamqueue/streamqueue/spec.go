@@ -38,6 +38,9 @@ func (System) Spec(o sut.Options) sut.Spec {
 		// The reaper claims a work entry its worker held past the lease and
 		// puts the job back while the worker may still run it.
 		RedispatchAfterLease: true,
+		// Workers pull their dispatches from their pool's stream: nothing
+		// dispatches over the bus.
+		WorkersPull: true,
 		Metrics: sut.Metrics{Branches: map[string]string{
 			"streamqueue_result_ignored_total": "result_ignored",
 			"streamqueue_requeued_total":       "requeued",
