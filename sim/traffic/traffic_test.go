@@ -12,6 +12,7 @@ import (
 
 	"github.com/dispatchsim/dispatchsim/history"
 	"github.com/dispatchsim/dispatchsim/sim/bus"
+	"github.com/dispatchsim/dispatchsim/sim/kernel"
 	"github.com/dispatchsim/dispatchsim/sim/kernel/kerneltest"
 	"github.com/dispatchsim/dispatchsim/sim/store"
 	"github.com/dispatchsim/dispatchsim/sut"
@@ -220,4 +221,53 @@ func TestRunClientsAcrossOrgsReuseKeysAndSendInvalidRequests(t *testing.T) {
 		}
 	}
 	require.Equal(t, 3, wrote, "each key bound once; no invalid request reached the store")
+}
+
+// replyFaults fires at the client points: j-1's first reply is lost, and
+// j-2's client sends it again late.
+type replyFaults struct{ asked map[string]int }
+
+func (r *replyFaults) At(p *kernel.Point) (kernel.Fault, bool) {
+	if p.Kind != history.PointClient {
+		return kernel.Fault{}, false
+	}
+	r.asked[p.JobID]++
+	switch {
+	case p.JobID == "j-1" && r.asked[p.JobID] == 1:
+		return kernel.Fault{Kind: "SubmitReplyLost", Effect: history.EffectReplyLostAfterApply}, true
+	case p.JobID == "j-2":
+		return kernel.Fault{Kind: "SubmitRetriedLate", Effect: history.EffectDelay, Duration: 10 * time.Minute}, true
+	}
+	return kernel.Fault{}, false
+}
+
+// At the point between a submit the gateway applied and its reply: a lost
+// reply is an error to the client, which sends the submit again a second
+// later; a late retry comes once more, cut to the de-duplication window the
+// system promises. Every send is recorded, the first at the submit's time.
+func TestALostReplyAndALateRetrySendTheSubmitAgain(t *testing.T) {
+	env, host, _ := kerneltest.NewEnv(t, 4, false, cordum.System{}.Observer())
+	host.Injector = &replyFaults{asked: map[string]int{}}
+	s := store.New(env, sut.Spec{})
+	t.Cleanup(s.Close)
+	c := New(env, s, gateway{pub: bus.New(env, history.BusConfig{}).Publisher("clients")}, Workload{Jobs: 3}.WithDefaults(),
+		time.Minute)
+	c.RetryWithin(30 * time.Second)
+	c.Plan()
+	require.NoError(t, env.Kernel.Run(10*time.Minute, nil))
+	sends := map[string][]time.Duration{}
+	for _, j := range env.History.Submitted {
+		require.Equal(t, j.At, j.Attempts[0], j.JobID)
+		sends[j.JobID] = j.Attempts
+	}
+	require.Len(t, sends["j-1"], 2, "the lost reply's retry")
+	require.Equal(t, time.Second, sends["j-1"][1]-sends["j-1"][0])
+	require.Len(t, sends["j-2"], 2, "the late retry")
+	require.Equal(t, 30*time.Second, sends["j-2"][1]-sends["j-2"][0], "cut to the window")
+	require.Len(t, sends["j-3"], 1)
+	var ops []string
+	for _, op := range env.History.Ops {
+		ops = append(ops, op.Key+" "+op.Output)
+	}
+	require.ElementsMatch(t, []string{"j-1 ok", "j-2 ok", "j-3 ok"}, ops, "each submit landed in the end")
 }
