@@ -189,6 +189,3 @@ func firstLines(s string, n int) string {
 	}
 	return strings.Join(lines, "\n")
 }
-
-// moduleRoot is the repository root as seen from a package directory.
-func moduleRoot(from string) string { return filepath.Clean(filepath.Join(from, "..")) }

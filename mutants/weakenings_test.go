@@ -80,3 +80,6 @@ func testExists(t *testing.T, pkg, name string) bool {
 	}
 	return false
 }
+
+// moduleRoot is the repository root as seen from this package's directory.
+func moduleRoot(from string) string { return filepath.Clean(filepath.Join(from, "..")) }
