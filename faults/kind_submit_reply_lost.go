@@ -13,9 +13,5 @@ var SubmitReplyLost = register(Kind{
 	Effect:      sim.EffectReplyLostAfterApply,
 	Defaults:    KindOptions{Probability: 0.1},
 	applies:     func(p *sim.Point) bool { return p.Group == "clients" },
-	// Not drawn by the swarms yet: turned on in a pinned swarm seed, it
-	// changes the run the seed was pinned for (world-swarm 502183 stopped
-	// killing republish-outside-dedup-window). It joins them with those
-	// seeds re-pinned; scenario submit-retries declares it meanwhile.
-	swarmChance: -1,
+	swarmChance: notYetSwarmed,
 })

@@ -15,11 +15,7 @@ var SubmitRetriedLate = register(Kind{
 	Effect:      sim.EffectDelay,
 	Defaults:    KindOptions{Probability: 0.1, DurationMsMin: 2_000, DurationMsMax: 600_000},
 	applies:     func(p *sim.Point) bool { return p.Group == "clients" },
-	// Not drawn by the swarms yet: turned on in a pinned swarm seed, it
-	// changes the run the seed was pinned for (world-swarm 502183 stopped
-	// killing republish-outside-dedup-window). It joins them with those
-	// seeds re-pinned; scenario submit-retries declares it meanwhile.
-	swarmChance: -1,
+	swarmChance: notYetSwarmed,
 	hint:        "a client's submit the gateway applied (Gateway.Submit returning nil), in a system that declares Spec.SubmitDedupWindow",
 	needs:       needSubmitDedup,
 })
